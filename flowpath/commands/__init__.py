@@ -1,0 +1,1 @@
+"""Subcommands of the ``flowpath`` CLI (see `flowpath.cli`)."""

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One-shot, idempotent set-up for a fresh Debian machine (Python 3.11, root or sudo):
+# Debian packages, a venv in .venv, the CPU torch wheel, the project with all extras,
+# and the pinned Mermaid from npm. Re-running it only does what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES="chromium tesseract-ocr tesseract-ocr-eng graphviz fonts-dejavu-core"
+VENV=${FLOWPATH_VENV:-.venv}
+PY=${PYTHON:-python3}
+
+need_apt=0
+for p in $APT_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || need_apt=1; done
+if [ "$need_apt" = 1 ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "[setup] installing Debian packages: $APT_PACKAGES"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $APT_PACKAGES >/dev/null
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "[setup] creating $VENV"
+  $PY -m venv "$VENV"
+fi
+PIP="$VENV/bin/pip --disable-pip-version-check -q"
+# torch first and pinned: an unpinned torch pulls a multi-GB CUDA build.
+$VENV/bin/python -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '2.13.0')" 2>/dev/null \
+  || { echo "[setup] installing torch==2.13.0 (CPU)"; $PIP install torch==2.13.0; }
+stamp="$VENV/.flowpath-installed"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "[setup] installing flowpath with all extras"
+  $PIP install -e ".[all,dev]" "torch==2.13.0"
+  touch "$stamp"
+fi
+
+if [ ! -d node_modules/mermaid ] || [ package.json -nt node_modules/.package-lock.json ]; then
+  echo "[setup] installing the pinned Mermaid from npm"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+echo "[setup] ready: $VENV"
