@@ -1,0 +1,81 @@
+"""Reasoners: (graph, question, answer[, labelled image]) -> the node ids that ground the statement.
+
+* `OfflineReasoner` — rules over the graph, no LLM; the default (`default_reasoner`).
+* `AgentReasoner` — a smolagents ``ToolCallingAgent`` over the graph tools (needs ``flowpath[agent]``).
+* `SoMReasoner` — a vision-language model names the letter marks directly (needs ``flowpath[agent]``).
+
+smolagents is imported only when an LLM reasoner is built, so ``import flowpath.reason`` stays light.
+
+>>> r = make_reasoner("offline")
+>>> r.name
+'offline'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
+from flowpath.reason.offline import QUESTION_TYPES, OfflineReasoner, classify_question
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flowpath.reason.agent import AgentReasoner
+    from flowpath.reason.som import SoMReasoner
+
+REASONERS = ("offline", "agent", "som")
+
+
+def default_reasoner() -> Reasoner:
+    """The reasoner used when nothing is configured: `OfflineReasoner` (no LLM, no network)."""
+    return OfflineReasoner()
+
+
+def make_reasoner(name: str, **kwargs: Any) -> Reasoner:
+    """Build a reasoner by name.
+
+    Args:
+        name: ``"offline"``, ``"agent"`` or ``"som"``.
+        **kwargs: passed to the class. For ``agent``/``som`` either ``model=`` (a smolagents
+            ``Model``) or backend settings: ``backend=`` (``openai`` | ``transformers`` |
+            ``litellm``), ``model_id=``, ``api_base=``, ``api_key_env=``, ``timeout=`` ...
+            (see `flowpath.reason.backends.make_model`).
+
+    Returns:
+        A `Reasoner`.
+
+    Raises:
+        ValueError: unknown name.
+        flowpath.errors.MissingDependencyError: ``agent``/``som`` without smolagents installed.
+    """
+    key = name.strip().lower()
+    if key == "offline":
+        return OfflineReasoner(**kwargs)
+    if key in ("agent", "som"):
+        from flowpath.errors import require
+
+        require("smolagents", "agent", f"the {key!r} reasoner")
+        if key == "agent":
+            from flowpath.reason.agent import AgentReasoner
+
+            return AgentReasoner(**kwargs)
+        from flowpath.reason.som import SoMReasoner
+
+        return SoMReasoner(**kwargs)
+    raise ValueError(f"unknown reasoner {name!r}; expected one of {REASONERS}")
+
+
+def __getattr__(name: str) -> Any:
+    # lazy: these modules import smolagents-facing code only when used
+    if name == "AgentReasoner":
+        from flowpath.reason.agent import AgentReasoner
+
+        return AgentReasoner
+    if name == "SoMReasoner":
+        from flowpath.reason.som import SoMReasoner
+
+        return SoMReasoner
+    raise AttributeError(f"module 'flowpath.reason' has no attribute {name!r}")
+
+
+__all__ = ["AgentReasoner", "OfflineReasoner", "QUESTION_TYPES", "REASONERS", "Reasoner", "Reasoning",
+           "ReasoningRequest", "SoMReasoner", "classify_question", "default_reasoner", "make_reasoner"]

@@ -1,0 +1,393 @@
+"""`OfflineReasoner`: rule-based attribution over the graph, no LLM, no downloads.
+
+Steps for one (question, answer) statement:
+
+1. recognise the question type from its wording (`classify_question`): fact retrieval,
+   applied scenario, flow referential or topological;
+2. match the question and the answer to node texts (`flowpath.reason.text`): IDF-weighted
+   light-stemmed token overlap blended with rapidfuzz;
+3. use the graph: topological questions are answered structurally (the quoted nodes, the
+   shortest path between them, the max-degree node); the others pick an answer node and the
+   question's anchor nodes and join them with the cheapest directed path, where a node's cost
+   falls with its relevance to the statement and a branch edge is cheaper when the statement
+   takes it ("if not ..." prefers the ``no`` edge). The result is the minimal connected set of
+   nodes that grounds the statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from flowpath.graph import FlowChart
+from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
+from flowpath.reason.text import NEGATIONS, NodeIndex, best_quoted_match, tokens
+
+QUESTION_TYPES = ("fact_retrieval", "applied_scenario", "flow_referential", "topological")
+
+_TOPO = re.compile(
+    r"direct(ly)?\s+(successor|predecessor)|shortest path|how many edges|in-?degree|out-?degree|"
+    r"how many (nodes|decision nodes|decisions|terminal)|number of (nodes|edges)|total number of", re.I)
+_FLOW = re.compile(
+    r"\b(currently|current step|i am at|i'm at|i'm currently|i am currently|at the step|just (finished|completed|decided|done)|"
+    r"immediately (after|before|prior|following|preceding)|immediate(ly)? next|next (immediate )?(step|task|action|question)|"
+    r"previous|prior to|right before|directly before|step (taken|completed) before|"
+    r"series of|sequence of|how many steps|how many (conditional|decision)|starting from|upon (reaching|deciding|completing)|"
+    r"what (steps|path)|must have|would have|zeroeth|second step|first step|led me here|leads? to)\b", re.I)
+_SCENARIO_PERSON = re.compile(r"\b([A-Z][a-z]{2,}|Dr\.\s+[A-Z][a-z]+)\s+(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
+_CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
+_NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
+_PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
+_QUOTED = [re.compile(r'""(.+?)""(?=[\s?.,]|$)'), re.compile(r'"([^"]{2,}?)"'), re.compile(r"[“”]([^“”]{2,}?)[“”]")]
+
+
+def classify_question(question: str, answer: str = "") -> str:
+    """Recognise the benchmark question type from the wording alone.
+
+    Args:
+        question: the question text.
+        answer: the answer text (unused today; kept so a better classifier can use it).
+
+    Returns:
+        One of `QUESTION_TYPES`.
+
+    >>> classify_question('How many edges exist in the shortest path between "A" and "B"?')
+    'topological'
+    """
+    q = question.strip()
+    if _TOPO.search(q):
+        return "topological"
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", q) if s.strip()]
+    words = len(q.split())
+    # Applied scenarios tell a story about a person and then ask what to do: several sentences.
+    if (len(sentences) >= 3 and words >= 28) or (_SCENARIO_PERSON.search(q) and len(sentences) >= 2):
+        return "applied_scenario"
+    if _FLOW.search(q):
+        return "flow_referential"
+    # compound questions ("what is X, and what follows") walk the flow
+    if re.search(r",\s*and what\b|\band what (is|was|would|will)\b", q, re.I):
+        return "flow_referential"
+    return "fact_retrieval"
+
+
+def quoted_names(question: str) -> list[str]:
+    """Node names quoted in a question, in order (``""Start""``, ``"Start"`` or curly quotes)."""
+    for pat in _QUOTED:
+        found = [m.strip() for m in pat.findall(question) if m.strip()]
+        if found:
+            return found
+    return []
+
+
+class _ChartContext:
+    """Per-chart precomputation shared by all questions about one chart."""
+
+    def __init__(self, chart: FlowChart) -> None:
+        self.chart = chart
+        self.index = NodeIndex.build([(n.id, n.text or n.id) for n in chart])
+        self.g = chart.to_networkx()
+        self.ug = self.g.to_undirected(as_view=True)
+        # position along the flow: hop distance from the start node(s); used to order anchors
+        import networkx as nx
+
+        starts = [n for n in chart.nodes if chart.nodes[n].kind == "start"] or chart.sources() or list(chart.nodes)[:1]
+        self.depth: dict[str, int] = {}
+        if starts:
+            for s in starts:
+                for nid, d in nx.single_source_shortest_path_length(self.g, s).items():
+                    if d < self.depth.get(nid, 10**9):
+                        self.depth[nid] = d
+        order = list(chart.nodes)
+        for i, nid in enumerate(order):
+            self.depth.setdefault(nid, len(order) + i)
+        self.starts = starts
+
+
+class OfflineReasoner(Reasoner):
+    """Rule-based, question-type-aware attribution; the default when no LLM is configured.
+
+    Args:
+        max_gap: the longest detour (in edges) allowed when joining two anchor nodes; anchors
+            further apart are returned without the nodes between them.
+        anchor_threshold: how strongly a node must be mentioned by the question (share of its
+            IDF-weighted words present) to count as an anchor.
+
+    >>> from flowpath.graph import FlowChart
+    >>> fc = FlowChart.from_edges([("A", "B"), ("B", "C")], {"A": "Start", "B": "Boil water", "C": "End"})
+    >>> OfflineReasoner()(ReasoningRequest(fc, "What is done first?", "Boil the water")).node_ids
+    ['B']
+    """
+
+    name = "offline"
+
+    def __init__(self, *, max_gap: int = 6, anchor_threshold: float = 0.5) -> None:
+        if max_gap < 1:
+            raise ValueError(f"max_gap must be >= 1, got {max_gap}")
+        if not 0.0 < anchor_threshold <= 1.0:
+            raise ValueError(f"anchor_threshold must be in (0, 1], got {anchor_threshold}")
+        self.max_gap = max_gap
+        self.anchor_threshold = anchor_threshold
+        self._cache: tuple[int, FlowChart, _ChartContext] | None = None
+
+    # -- public --------------------------------------------------------------------------------
+    def __call__(self, request: ReasoningRequest) -> Reasoning:
+        chart = request.chart
+        if not isinstance(chart, FlowChart):
+            return Reasoning([], error=f"request.chart must be a FlowChart, got {type(chart).__name__}")
+        if len(chart) == 0:
+            return Reasoning([], reason="the chart has no nodes", error="empty chart")
+        try:
+            ctx = self._context(chart)
+            qtype = classify_question(request.question or "", request.answer or "")
+            handler = {"topological": self._topological, "fact_retrieval": self._fact,
+                       "applied_scenario": self._scenario, "flow_referential": self._flow}[qtype]
+            ids, why = handler(ctx, request.question or "", request.answer or "")
+            ids = [i for i in dict.fromkeys(ids) if i in chart.nodes]
+            if not ids:  # never return nothing when the chart has nodes: best overall match
+                ids, why = [self._best_overall(ctx, request.question or "", request.answer or "")], "fallback: best text match"
+            trace = [{"step": "classify", "type": qtype}, {"step": "select", "node_ids": ids}]
+            return Reasoning(ids, reason=f"[{qtype}] {why}", trace=trace)
+        except Exception as exc:  # per-question failure is reported, never raised
+            return Reasoning([], error=f"offline reasoner failed: {type(exc).__name__}: {exc}")
+
+    # -- shared helpers -----------------------------------------------------------------------
+    def _context(self, chart: FlowChart) -> _ChartContext:
+        # many questions share a chart: keep the last chart's index (identity-checked)
+        if self._cache is not None and self._cache[0] == id(chart) and self._cache[1] is chart \
+                and len(self._cache[2].index.ids) == len(chart):
+            return self._cache[2]
+        ctx = _ChartContext(chart)
+        self._cache = (id(chart), chart, ctx)
+        return ctx
+
+    @staticmethod
+    def _answer_scores(ctx: _ChartContext, question: str, answer: str) -> dict[str, float]:
+        """How well each node states the answer; the question adds a little context."""
+        a = ctx.index.scores(answer) if answer.strip() else {}
+        q = ctx.index.scores(question)
+        has_answer = bool(a) and any(v[1] > 0 for v in a.values())
+        out = {}
+        for nid in ctx.index.ids:
+            qn, qt = q[nid]
+            if has_answer:
+                an, at = a[nid]
+                out[nid] = 0.55 * at + 0.35 * an + 0.15 * qn
+            else:
+                out[nid] = qn
+        return out
+
+    @staticmethod
+    def _question_scores(ctx: _ChartContext, question: str) -> dict[str, float]:
+        return {nid: v[0] for nid, v in ctx.index.scores(question).items()}
+
+    def _best_overall(self, ctx: _ChartContext, question: str, answer: str) -> str:
+        s = self._answer_scores(ctx, question, answer)
+        return max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+
+    def _path(self, ctx: _ChartContext, u: str, v: str, relevance: dict[str, float],
+              statement: str, *, directed_only: bool = False) -> list[str] | None:
+        """Cheapest directed path u -> v (nodes relevant to the statement and branches it
+        takes are cheaper); ``None`` when there is none within ``max_gap`` edges."""
+        import networkx as nx
+
+        if u == v:
+            return [u]
+        negated = bool(set(re.findall(r"[a-z]+", statement.lower())) & NEGATIONS)
+        stoks = set(tokens(statement))
+        chart = ctx.chart
+
+        def cost(a: str, b: str, _d: Any) -> float:
+            c = 1.0 - 0.4 * min(relevance.get(b, 0.0), 1.0)
+            for e in chart.out_edges(a):
+                if e.target != b or e.condition is None:
+                    continue
+                cond = e.condition
+                if cond == "no":
+                    c -= 0.3 if negated else -0.1
+                elif cond == "yes":
+                    c -= 0.1 if not negated else -0.1
+                else:
+                    lt = set(tokens(cond))
+                    if lt and lt & stoks:
+                        c -= 0.3 * len(lt & stoks) / len(lt)
+            return max(c, 0.05)
+
+        try:
+            p = nx.dijkstra_path(ctx.g, u, v, weight=cost)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            return None
+        if len(p) - 1 > self.max_gap:
+            return None
+        return p
+
+    def _connect(self, ctx: _ChartContext, anchors: Iterable[str], relevance: dict[str, float],
+                 statement: str) -> list[str]:
+        """Join anchors in flow order with cheapest paths; unreachable pairs stay unjoined."""
+        ordered = sorted(dict.fromkeys(anchors), key=lambda n: ctx.depth.get(n, 0))
+        if len(ordered) <= 1:
+            return ordered
+        out: list[str] = [ordered[0]]
+        for a, b in zip(ordered, ordered[1:]):
+            p = self._path(ctx, a, b, relevance, statement) or self._path(ctx, b, a, relevance, statement)
+            out.extend(p if p else [b])
+        return list(dict.fromkeys(out))
+
+    # -- topological ----------------------------------------------------------------------------
+    def _named_nodes(self, ctx: _ChartContext, question: str, k: int) -> list[str]:
+        names = quoted_names(question)
+        found: list[str] = []
+        for name in names:
+            nid, s = best_quoted_match(ctx.index, name)
+            if nid is not None and s >= 0.5:
+                found.append(nid)
+        if len(found) < k:  # names not quoted: fall back to the best-mentioned nodes
+            q = self._question_scores(ctx, question)
+            for nid in sorted(q, key=lambda n: -q[n]):
+                if nid not in found and q[nid] > 0:
+                    found.append(nid)
+                if len(found) >= k:
+                    break
+        return found
+
+    def _topological(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
+        import networkx as nx
+
+        chart, ql = ctx.chart, question.lower()
+        m_deg = re.search(r"(in|out)-?\s?degree", ql)
+        if m_deg and re.search(r"\b(max|maximum|highest|largest|most)\b", ql):
+            deg = chart.in_degree if m_deg.group(1) == "in" else chart.out_degree
+            best = max(deg(n) for n in chart.nodes)
+            ids = [n for n in chart.nodes if deg(n) == best]
+            return ids, f"node(s) with the maximum {m_deg.group(1)}-degree {best}"
+        if m_deg and re.search(r"\b(min|minimum|lowest|smallest|least)\b", ql):
+            deg = chart.in_degree if m_deg.group(1) == "in" else chart.out_degree
+            best = min(deg(n) for n in chart.nodes)
+            ids = [n for n in chart.nodes if deg(n) == best]
+            return ids, f"node(s) with the minimum {m_deg.group(1)}-degree {best}"
+        if m_deg:
+            ids = self._named_nodes(ctx, question, 1)[:1]
+            return ids, f"the node whose {m_deg.group(1)}-degree is asked"
+        if re.search(r"how many (decision nodes|decisions)", ql):
+            return [n.id for n in chart if n.kind == "decision"], "all decision nodes"
+        if re.search(r"how many nodes|number of nodes|how many edges (are|exist|does|in) (there )?(in )?the (flow)?chart|number of edges", ql) \
+                and "between" not in ql:
+            return list(chart.nodes), "the whole chart is counted"
+        named = self._named_nodes(ctx, question, 2)
+        if len(named) < 2:
+            return named, "only one node could be identified"
+        x, y = named[0], named[1]
+        if re.search(r"direct(ly)?\s+(successor|predecessor)", ql):
+            # "Is X a direct successor of Y": the edge (or its absence) between the two nodes
+            if ctx.g.has_edge(x, y) or ctx.g.has_edge(y, x):
+                return [y, x], "the two nodes and the edge between them"
+            p = None
+            for a, b in ((y, x), (x, y)):
+                try:
+                    cand = nx.shortest_path(ctx.g, a, b)
+                except nx.NetworkXNoPath:
+                    continue
+                if p is None or len(cand) < len(p):
+                    p = cand
+            # a short detour shows why they are not adjacent; a long one adds no evidence
+            if p is not None and len(p) <= 3:
+                return p, "the two nodes are not adjacent; the short path between them shows it"
+            return [y, x], "the two nodes are not adjacent"
+        # shortest path between the two named nodes (directed, else either way, else undirected)
+        for a, b, g in ((x, y, ctx.g), (y, x, ctx.g), (x, y, ctx.ug)):
+            try:
+                return nx.shortest_path(g, a, b), "the shortest path between the named nodes"
+            except nx.NetworkXNoPath:
+                continue
+        return [x, y], "no path joins the named nodes"
+
+    # -- fact retrieval -------------------------------------------------------------------------
+    def _fact(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
+        chart = ctx.chart
+        s = self._answer_scores(ctx, question, answer)
+        q = self._question_scores(ctx, question)
+        best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        ids = [best]
+        why = f"{best} states the answer"
+        if _CONDITION_CUE.search(question) or _CONDITION_CUE.search(answer):
+            # the condition under which the answer holds sits on a neighbouring decision:
+            # either the answer node is a branch of a decision the question names, or the
+            # answer names the decision and the question names its branch
+            neigh = [(n, "pred") for n in chart.predecessors(best)] + [(n, "succ") for n in chart.successors(best)]
+            cands = [(n, rel) for n, rel in neigh
+                     if (rel == "pred" and chart.nodes[n].kind == "decision")
+                     or (rel == "succ" and chart.nodes[best].kind == "decision")]
+            if cands:
+                n, rel = max(cands, key=lambda c: q[c[0]])
+                if q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15):
+                    ids = [n, best] if rel == "pred" else [best, n]
+                    why += f"; {n} is the decision whose branch the statement takes"
+        return ids, why
+
+    # -- applied scenario -----------------------------------------------------------------------
+    def _scenario(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
+        import networkx as nx
+
+        s = self._answer_scores(ctx, question, answer)
+        q = self._question_scores(ctx, question)
+        best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        ancestors = nx.ancestors(ctx.g, best)
+        # the scenario's situation: question-mentioned nodes upstream of the answer
+        cands = [n for n in ancestors if n != best and q[n] >= self.anchor_threshold
+                 and chart_kind(ctx, n) not in ("start", "end")]
+        anchors = [best]
+        if cands:
+            # the situation the scenario ends in is the mentioned node closest upstream
+            dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
+            near = [n for n in cands if n in dist]
+            if near:
+                anchors.append(min(near, key=lambda n: (dist[n], -q[n])))
+                far = [n for n in near if dist[n] <= self.max_gap // 2 + 1 and q[n] >= 0.7]
+                if far:
+                    anchors.append(max(far, key=lambda n: dist[n]))
+        rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
+        ids = self._connect(ctx, anchors, rel, question + " " + answer)
+        if len(ids) == 1:
+            # nothing upstream was named: the decision that leads to the answer grounds it
+            preds = [p for p in ctx.chart.predecessors(best) if chart_kind(ctx, p) == "decision"]
+            if preds:
+                ids = [max(preds, key=lambda p: q[p]), best]
+        return ids, f"path from the scenario's situation to the answer node {best}"
+
+    # -- flow referential -----------------------------------------------------------------------
+    def _flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
+        chart = ctx.chart
+        q = self._question_scores(ctx, question)
+        a = {n: v[1] * 0.6 + v[0] * 0.4 for n, v in ctx.index.scores(answer).items()} if answer.strip() else {n: 0.0 for n in q}
+        anchors: list[str] = []
+        # where the asker is: the node the question names best
+        cur = max(ctx.index.ids, key=lambda n: (q[n], -ctx.depth.get(n, 0)))
+        if q[cur] >= 0.3:
+            anchors.append(cur)
+        # what the answer names: up to three distinct nodes, strongest first
+        best_a = max(a.values()) if a else 0.0
+        if best_a > 0.2:
+            for n in sorted(a, key=lambda n: -a[n])[:3]:
+                if a[n] >= max(0.3, 0.6 * best_a):
+                    anchors.append(n)
+        # other strongly named nodes in the question ("from Start to X", "after A ... before B")
+        for n in sorted(q, key=lambda n: -q[n])[1:3]:
+            if q[n] >= 0.75:
+                anchors.append(n)
+        if re.search(r"\b(from|starting from) (the )?'?start", question, re.I) and ctx.starts:
+            anchors.append(ctx.starts[0])
+        if anchors and len(set(anchors)) == 1:
+            # only the current step is known: take the neighbour the cue asks for
+            c = anchors[0]
+            if _NEXT_CUE.search(question) and chart.successors(c):
+                anchors.append(max(chart.successors(c), key=lambda n: a.get(n, 0.0)))
+            if _PREV_CUE.search(question) and chart.predecessors(c):
+                anchors.append(max(chart.predecessors(c), key=lambda n: a.get(n, 0.0) + q[n]))
+        if not anchors:
+            return [self._best_overall(ctx, question, answer)], "no node named strongly; best text match"
+        rel = {n: max(q[n], a.get(n, 0.0)) for n in ctx.index.ids}
+        return self._connect(ctx, anchors, rel, question + " " + answer), "path through the steps the statement walks"
+
+
+def chart_kind(ctx: _ChartContext, nid: str) -> str:
+    return ctx.chart.nodes[nid].kind

@@ -1,0 +1,126 @@
+"""Lexical matching of statement text to flowchart node texts (no learned model).
+
+A node is scored against a piece of text (question or answer) by IDF-weighted token overlap
+over light-stemmed tokens, blended with rapidfuzz similarity so that near-verbatim quotes and
+short code identifiers (``self.send``) still match when tokenisation disagrees. The IDF is
+computed over the chart's own nodes, so words every node shares ("the", "step", "process")
+weigh little and a chart-specific word ("baffle") weighs a lot.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+# Function words and flowchart boilerplate that never identify a node.
+STOPWORDS = frozenset(
+    """a an the and or of to in on at for by with from into onto as is are was were be been being
+    it its this that these those there here then than so if else when while whether do does did
+    done doing can could should would will shall may might must i you he she we they me my your
+    our their his her them us what which who whom whose how why where not no yes node nodes step
+    steps process decision input output flowchart chart start end function current currently
+    next previous action task has have had just about up down out over after before any all each
+    every some same such only also very""".split()
+)
+
+# Negations are kept apart: a statement taking the "no" branch often says "not".
+NEGATIONS = frozenset({"not", "no", "never", "cannot", "isn", "doesn", "don", "won", "fails", "fail", "false", "without"})
+
+_NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "once": "1", "twice": "2"}
+
+
+def stem(word: str) -> str:
+    """A deliberately light suffix stripper: enough to make "deleted", "deletes" and "deleting"
+    meet at "delet", without Porter's over-merging of short words."""
+    w = _NUMBER_WORDS.get(word, word)
+    if len(w) <= 3 or w.isdigit():
+        return w
+    for suf, rep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("edly", ""), ("ed", ""), ("es", ""),
+                     ("ly", ""), ("ment", ""), ("er", ""), ("s", "")):
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            w = w[: -len(suf)] + rep
+            break
+    # "stopped" -> "stopp" -> "stop": undo consonant doubling left by -ed/-ing
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]
+    return w
+
+
+def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
+    """Lower-cased, stemmed content tokens of ``text`` (stopwords dropped unless asked)."""
+    out = []
+    for t in _TOKEN.findall(text.lower()):
+        if not keep_stopwords and t in STOPWORDS:
+            continue
+        out.append(stem(t))
+    return out
+
+
+@dataclass
+class NodeIndex:
+    """Pre-tokenised node texts of one chart with IDF weights; build once per chart."""
+
+    ids: list[str]
+    texts: list[str]
+    token_sets: list[set[str]]
+    idf: dict[str, float]
+
+    @classmethod
+    def build(cls, items: list[tuple[str, str]]) -> NodeIndex:
+        ids = [i for i, _ in items]
+        texts = [t for _, t in items]
+        token_sets = [set(tokens(t)) for t in texts]
+        df: Counter[str] = Counter()
+        for s in token_sets:
+            df.update(s)
+        n = max(len(items), 1)
+        idf = {t: math.log(1.0 + n / c) for t, c in df.items()}
+        return cls(ids, texts, token_sets, idf)
+
+    def weight(self, tok: str) -> float:
+        # a token no node has is worth little: it cannot discriminate between nodes
+        return self.idf.get(tok, 0.0)
+
+    def scores(self, text: str) -> dict[str, tuple[float, float]]:
+        """For each node: (how much of the node the text covers, how much of the text the node
+        covers), both in [0, 1], IDF-weighted, blended with fuzzy similarity."""
+        ttoks = set(tokens(text))
+        t_weight = sum(self.weight(t) for t in ttoks) or 1e-9
+        low = text.lower()
+        out: dict[str, tuple[float, float]] = {}
+        for nid, ntext, ntoks in zip(self.ids, self.texts, self.token_sets):
+            inter = ntoks & ttoks
+            iw = sum(self.weight(t) for t in inter)
+            n_weight = sum(self.weight(t) for t in ntoks) or 1e-9
+            node_cov = iw / n_weight
+            text_cov = iw / t_weight
+            nlow = ntext.lower().strip()
+            if nlow and len(nlow) >= 3:
+                # partial_ratio catches a node quoted inside a long question (and vice versa);
+                # only trusted when high, because short strings align anywhere
+                fz = fuzz.partial_ratio(nlow, low) / 100.0 if len(nlow) <= len(low) else fuzz.partial_ratio(low, nlow) / 100.0
+                if fz >= 0.85:
+                    if len(nlow) <= len(low):
+                        node_cov = max(node_cov, fz)
+                    else:
+                        text_cov = max(text_cov, fz)
+            out[nid] = (node_cov, text_cov)
+        return out
+
+
+def best_quoted_match(index: NodeIndex, quote: str) -> tuple[str | None, float]:
+    """The node whose text best equals ``quote`` (a node name cited in a question)."""
+    q = quote.strip().strip("\"'").strip().lower()
+    best, best_s = None, 0.0
+    for nid, ntext in zip(index.ids, index.texts):
+        s = fuzz.ratio(q, ntext.lower().strip()) / 100.0
+        if s > best_s:
+            best, best_s = nid, s
+    return best, best_s
