@@ -1,0 +1,124 @@
+"""Helpers shared by the LLM reasoners: prompts, images, and parsing a final answer into node ids.
+
+Pure Python: no smolagents import here, so parsing can be tested without a model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from flowpath.graph import FlowChart
+
+_ID_LIST_KEYS = ("nodes", "node_ids", "ids", "answer_nodes", "path")
+_REASON_KEYS = ("reason", "reasoning", "explanation", "why")
+_ID_TOKEN = re.compile(r"\b[A-Z]{1,3}[0-9]{0,3}\b")
+_JSON_OBJ = re.compile(r"\{.*\}", re.S)
+
+
+def load_prompt(name: str) -> str:
+    """The text of ``flowpath/prompts/<name>.md`` (package data).
+
+    Raises:
+        FileNotFoundError: no such prompt.
+    """
+    path = resources.files("flowpath").joinpath("prompts", f"{name}.md")
+    if not path.is_file():
+        raise FileNotFoundError(f"no prompt named {name!r} in flowpath/prompts")
+    return path.read_text(encoding="utf-8")
+
+
+def node_listing(chart: FlowChart, max_chars: int = 160) -> str:
+    """``id: text`` lines, one per node, texts shortened to ``max_chars``."""
+    lines = []
+    for n in chart:
+        text = " ".join((n.text or "").split())
+        if len(text) > max_chars:
+            text = text[: max_chars - 3] + "..."
+        lines.append(f"{n.id}: {text} [{n.kind}]")
+    return "\n".join(lines)
+
+
+def to_pil(image: Any) -> Any:
+    """An RGB ``PIL.Image`` from an ``(H, W, 3)`` uint8 array (or a PIL image, passed through)."""
+    from PIL import Image
+
+    if isinstance(image, Image.Image):
+        return image.convert("RGB")
+    arr = np.asarray(image)
+    if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
+        raise ValueError(f"labelled_image must be an (H, W, 3) uint8 array, got shape {arr.shape} dtype {arr.dtype}")
+    return Image.fromarray(arr, "RGB")
+
+
+def _as_obj(answer: Any) -> Any:
+    if isinstance(answer, str):
+        text = answer.strip()
+        fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+        if fence:
+            text = fence.group(1).strip()
+        for cand in (text, *(m.group(0) for m in [_JSON_OBJ.search(text)] if m)):
+            try:
+                return json.loads(cand)
+            except (json.JSONDecodeError, TypeError):
+                continue
+        return answer
+    return answer
+
+
+def parse_final_answer(answer: Any, valid_ids: Iterable[str]) -> tuple[list[str], list[str], str]:
+    """Turn a model's final answer into node ids.
+
+    Accepts ``{"nodes": [...], "reason": ...}`` (also as JSON text, fenced or embedded in prose),
+    a bare list of ids, or prose such as ``"Nodes: A, C, D. Reason: ..."``.
+
+    Args:
+        answer: what the model passed to ``final_answer`` (or its last message).
+        valid_ids: the chart's node ids.
+
+    Returns:
+        ``(ids, unknown, reason)``: known ids in the model's order without repeats, ids the model
+        named that are not in the chart, and the model's reason text.
+    """
+    valid = set(valid_ids)
+    obj = _as_obj(answer)
+    named: list[str] = []
+    reason = ""
+    if isinstance(obj, dict):
+        for k in _REASON_KEYS:
+            if isinstance(obj.get(k), str):
+                reason = obj[k]
+                break
+        for k in _ID_LIST_KEYS:
+            if k in obj:
+                v = obj[k]
+                named = [str(x).strip() for x in (v if isinstance(v, list) else re.split(r"[,\s]+", str(v))) if str(x).strip()]
+                break
+        else:
+            for v in obj.values():
+                if isinstance(v, list):
+                    named = [str(x).strip() for x in v]
+                    break
+    elif isinstance(obj, (list, tuple)):
+        named = [str(x).strip() for x in obj]
+    else:
+        text = str(obj)
+        m = re.search(r"(?is)\b(?:nodes?|ids?|path)\s*[:=]\s*(.*?)(?:\.\s|\n|reason\s*:|$)", text)
+        r = re.search(r"(?is)\breason\s*[:=]\s*(.*)$", text)
+        reason = r.group(1).strip() if r else ""
+        if m:
+            named = _ID_TOKEN.findall(m.group(1))
+        else:
+            # unlabelled prose: trust only tokens that are real ids (an "A" may be an article)
+            named = [t for t in _ID_TOKEN.findall(text) if t in valid]
+    # strip quotes/brackets the model may have kept around an id ("'B'", "[C]")
+    named = [re.sub(r"^[\s'\"\[\(]+|[\s'\"\]\)\.]+$", "", x) for x in named]
+    named = [x for x in dict.fromkeys(named) if x]
+    ids = [x for x in named if x in valid]
+    unknown = [x for x in named if x not in valid]
+    return ids, unknown, reason

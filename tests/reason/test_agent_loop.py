@@ -1,0 +1,280 @@
+"""The full smolagents ToolCallingAgent loop with a scripted model standing in for the LLM.
+
+Real graph tools, real smolagents memory and callbacks; only the LLM is replaced by a `Model`
+subclass that returns canned tool calls and records every message list it receives.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from flowpath.graph import FlowChart
+from flowpath.models.base import ReasoningRequest
+from tests.markers import require_smolagents
+
+pytestmark = require_smolagents
+
+
+def _chart() -> FlowChart:
+    return FlowChart.from_edges(
+        [("A", "B"), ("B", "C"), ("C", "D", "Yes"), ("C", "E", "No"), ("D", "F"), ("E", "F")],
+        {"A": "Start", "B": "Read the input", "C": "Is the input valid?", "D": "Process the input",
+         "E": "Report an error", "F": "End"})
+
+
+def _image() -> np.ndarray:
+    img = np.full((40, 60, 3), 255, np.uint8)
+    img[5:15, 5:20] = (255, 0, 0)
+    return img
+
+
+def _node_tool(tools):
+    """A real graph tool taking a single node id argument (successors/neighbours/statement)."""
+    for t in tools:
+        string_args = [k for k, v in t.inputs.items() if v.get("type") == "string"]
+        if t.name != "final_answer" and len(t.inputs) == 1 and string_args:
+            return t.name, string_args[0]
+    raise AssertionError(f"no single-node tool among {[t.name for t in tools]}")
+
+
+def _other_node_tool(tools, not_name):
+    for t in tools:
+        string_args = [k for k, v in t.inputs.items() if v.get("type") == "string"]
+        if t.name not in ("final_answer", not_name) and len(t.inputs) == 1 and string_args:
+            return t.name, string_args[0]
+    raise AssertionError("need two single-node tools")
+
+
+def _has_image(messages) -> bool:
+    for m in messages:
+        content = m.content if hasattr(m, "content") else m.get("content")
+        if isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "image" for c in content):
+            return True
+    return False
+
+
+def _flat_text(messages) -> str:
+    out = []
+    for m in messages:
+        content = m.content if hasattr(m, "content") else m.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.extend(c.get("text", "") for c in content if isinstance(c, dict))
+    return "\n".join(out)
+
+
+@pytest.fixture()
+def scripted_model_cls():
+    from smolagents import ChatMessage, MessageRole, Model
+    from smolagents.models import ChatMessageToolCall, ChatMessageToolCallFunction
+
+    class ScriptedModel(Model):
+        """Returns the next scripted action; records what it was sent."""
+
+        def __init__(self, script, fallback=None):
+            super().__init__(model_id="scripted")
+            self.script = list(script)
+            self.fallback = fallback
+            self.calls: list[dict] = []
+
+        def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None, **kw):
+            self.calls.append({"messages": list(messages), "tools": tools_to_call_from})
+            if tools_to_call_from is None:  # smolagents' max-steps final answer request
+                return ChatMessage(role=MessageRole.ASSISTANT, content=json.dumps(self.fallback or {"nodes": []}))
+            item = self.script.pop(0) if self.script else self.fallback_call()
+            name, args = item
+            call = ChatMessageToolCall(function=ChatMessageToolCallFunction(name=name, arguments=args),
+                                       id=f"call_{len(self.calls)}", type="function")
+            return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[call])
+
+        def fallback_call(self):
+            raise AssertionError("script exhausted")
+
+    return ScriptedModel
+
+
+def _reasoner(model, **kw):
+    from flowpath.reason import make_reasoner
+
+    return make_reasoner("agent", model=model, **kw)
+
+
+def _tools():
+    from flowpath.agent.tools import make_graph_tools
+
+    return make_graph_tools(_chart())
+
+
+def test_image_reaches_model_in_first_step_only(scripted_model_cls):
+    tools = _tools()
+    t1, a1 = _node_tool(tools)
+    t2, a2 = _other_node_tool(tools, t1)
+    model = scripted_model_cls([(t1, {a1: "C"}), (t2, {a2: "D"}),
+                                ("final_answer", {"answer": {"nodes": ["C", "D"], "reason": "yes branch"}})])
+    res = _reasoner(model)(ReasoningRequest(_chart(), "What happens if the input is valid?",
+                                            "It is processed", _image()))
+    assert res.error is None
+    assert res.node_ids == ["C", "D"]
+    assert res.reason == "yes branch"
+    assert len(model.calls) == 3
+    assert _has_image(model.calls[0]["messages"])
+    assert not any(_has_image(c["messages"]) for c in model.calls[1:])
+    # the real tools ran: their observations are in the memory the model saw next
+    assert len([s for s in res.trace if "step" in s]) == 3
+    assert res.trace[0]["tool_calls"][0]["name"] == t1 and res.trace[0]["observation"]
+
+
+def test_without_image_no_image_is_sent(scripted_model_cls):
+    model = scripted_model_cls([("final_answer", {"answer": {"nodes": ["E"], "reason": "r"}})])
+    res = _reasoner(model)(ReasoningRequest(_chart(), "q", "a", None))
+    assert res.node_ids == ["E"]
+    assert not _has_image(model.calls[0]["messages"])
+
+
+def test_identical_repeated_call_is_refused(scripted_model_cls):
+    tools = _tools()
+    t1, a1 = _node_tool(tools)
+    model = scripted_model_cls([(t1, {a1: "B"}), (t1, {a1: "B"}),
+                                ("final_answer", {"answer": {"nodes": ["B"], "reason": "r"}})])
+    res = _reasoner(model)(ReasoningRequest(_chart(), "q", "a", _image()))
+    assert res.node_ids == ["B"]
+    obs = [s["observation"] for s in res.trace if "step" in s]
+    assert "Refused" not in obs[0]
+    assert "Refused" in obs[1]
+    assert res.trace[-1]["refused_repeats"] == 1
+    assert "Refused" in _flat_text(model.calls[2]["messages"])
+
+
+def test_unknown_node_id_is_answered_with_valid_ids(scripted_model_cls):
+    tools = _tools()
+    t1, a1 = _node_tool(tools)
+    model = scripted_model_cls([(t1, {a1: "ZZ"}), ("final_answer", {"answer": {"nodes": ["A"], "reason": "r"}})])
+    res = _reasoner(model)(ReasoningRequest(_chart(), "q", "a", None))
+    obs = res.trace[0]["observation"]
+    assert "Unknown node id" in obs and "ZZ" in obs
+    for nid in "ABCDEF":
+        assert nid in obs.split("Valid node ids are:")[1]
+    assert res.trace[-1]["unknown_id_notes"] == 1
+
+
+def test_final_answer_with_unknown_nodes_is_sent_back_once(scripted_model_cls):
+    model = scripted_model_cls([
+        ("final_answer", {"answer": {"nodes": ["C", "QQ"], "reason": "first"}}),
+        ("final_answer", {"answer": {"nodes": ["C", "D"], "reason": "fixed"}}),
+    ])
+    res = _reasoner(model)(ReasoningRequest(_chart(), "q", "a", None))
+    assert res.node_ids == ["C", "D"] and res.reason == "fixed"
+    assert "QQ" in _flat_text(model.calls[1]["messages"])
+    assert res.trace[-1]["final_corrections"] == 1
+
+
+def test_second_bad_final_answer_is_accepted_with_valid_ids_only(scripted_model_cls):
+    model = scripted_model_cls([
+        ("final_answer", {"answer": {"nodes": ["C", "QQ"], "reason": "a"}}),
+        ("final_answer", {"answer": {"nodes": ["C", "XX"], "reason": "b"}}),
+    ])
+    res = _reasoner(model)(ReasoningRequest(_chart(), "q", "a", None))
+    assert len(model.calls) == 2  # sent back once, not twice
+    assert res.node_ids == ["C"]
+    assert res.trace[-1]["unknown_ids"] == ["XX"]
+
+
+def test_agent_stops_after_eight_steps(scripted_model_cls):
+    tools = _tools()
+    t1, a1 = _node_tool(tools)
+    ids = list(_chart().nodes)
+    script = [(t1, {a1: ids[i % len(ids)]}) for i in range(20)]
+    model = scripted_model_cls(script, fallback={"nodes": ["E"], "reason": "out of steps"})
+    res = _reasoner(model, max_steps=8)(ReasoningRequest(_chart(), "q", "a", None))
+    tool_turns = [c for c in model.calls if c["tools"] is not None]
+    assert len(tool_turns) == 8
+    assert res.node_ids == ["E"]  # the forced final answer after the cap is still parsed
+
+
+# -- backend failures are reported per question ------------------------------------------------
+class _FailingHandler(BaseHTTPRequestHandler):
+    delay = 0.0
+
+    def do_POST(self):  # noqa: N802 (http.server API)
+        time.sleep(self.delay)
+        body = b'{"error": {"message": "internal server error", "type": "server_error"}}'
+        try:
+            self.send_response(500)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture()
+def failing_server():
+    servers = []
+
+    def start(delay=0.0):
+        handler = type("H", (_FailingHandler,), {"delay": delay})
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        servers.append(srv)
+        return f"http://127.0.0.1:{srv.server_address[1]}/v1"
+
+    yield start
+    for s in servers:
+        s.shutdown()
+        s.server_close()
+
+
+@pytest.mark.parametrize("delay,timeout", [(0.0, 5.0), (1.5, 0.3)], ids=["http500", "timeout"])
+def test_server_error_is_reported_per_question_and_batch_goes_on(failing_server, delay, timeout):
+    from flowpath.reason import make_reasoner
+
+    url = failing_server(delay)
+    reasoner = make_reasoner("agent", backend="openai", model_id="test-model", api_base=url,
+                             api_key_env="FLOWPATH_TEST_NO_SUCH_KEY", timeout=timeout, max_retries=0)
+    results = [reasoner(ReasoningRequest(_chart(), f"question {i}", "answer", None)) for i in range(2)]
+    for r in results:
+        assert r.node_ids == []
+        assert r.error and "agent run failed" in r.error
+
+
+def test_som_reasoner_server_error(failing_server):
+    from flowpath.reason import make_reasoner
+
+    reasoner = make_reasoner("som", backend="openai", model_id="m", api_base=failing_server(),
+                             api_key_env="FLOWPATH_TEST_NO_SUCH_KEY", timeout=5.0, max_retries=0)
+    r = reasoner(ReasoningRequest(_chart(), "q", "a", _image()))
+    assert r.node_ids == [] and "failed" in r.error
+
+
+def test_som_reasoner_sends_image_and_parses_letters():
+    from smolagents import ChatMessage, MessageRole, Model
+
+    class VLM(Model):
+        def __init__(self):
+            super().__init__(model_id="vlm")
+            self.seen = []
+
+        def generate(self, messages, **kw):
+            self.seen.append(messages)
+            return ChatMessage(role=MessageRole.ASSISTANT,
+                               content='Sure.\n```json\n{"nodes": ["C", "E", "Z9"], "reason": "no branch"}\n```')
+
+    from flowpath.reason import make_reasoner
+
+    vlm = VLM()
+    r = make_reasoner("som", model=vlm)(ReasoningRequest(_chart(), "If invalid?", "Report an error", _image()))
+    assert _has_image(vlm.seen[0])
+    assert r.node_ids == ["C", "E"] and r.reason == "no branch"
+    assert r.trace[0]["unknown_ids"] == ["Z9"]
+    assert make_reasoner("som", model=vlm)(ReasoningRequest(_chart(), "q", "a", None)).error
