@@ -1,0 +1,169 @@
+"""Mermaid flowchart vocabulary: node-shape brackets, ``@{ shape: ... }`` names, link tokens,
+label escaping. Shared by the parser and the exporter so both agree on every spelling.
+
+References: the Mermaid flowchart syntax page (https://mermaid.js.org/syntax/flowchart.html) and
+its grammar ``packages/mermaid/src/diagrams/flowchart/parser/flow.jison``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+#: shape -> (opening bracket, closing bracket) used by the exporter.
+SHAPE_BRACKETS: dict[str, tuple[str, str]] = {
+    "rect": ("[", "]"),
+    "round": ("(", ")"),
+    "stadium": ("([", "])"),
+    "subroutine": ("[[", "]]"),
+    "cylinder": ("[(", ")]"),
+    "circle": ("((", "))"),
+    "double_circle": ("(((", ")))"),
+    "rhombus": ("{", "}"),
+    "hexagon": ("{{", "}}"),
+    "lean_right": ("[/", "/]"),
+    "lean_left": ("[\\", "\\]"),
+    "trapezoid": ("[/", "\\]"),
+    "trapezoid_alt": ("[\\", "/]"),
+    "asymmetric": (">", "]"),
+}
+
+#: opening bracket -> list of (closing bracket, shape), longest openers first. ``[/`` and
+#: ``[\`` open two shapes each; the closing bracket decides which one.
+OPENERS: list[tuple[str, list[tuple[str, str]]]] = [
+    ("(((", [(")))", "double_circle")]),
+    ("((", [("))", "circle")]),
+    ("([", [("])", "stadium")]),
+    ("(-", [("-)", "round")]),  # Mermaid's ellipse; flowpath has no ellipse shape
+    ("(", [(")", "round")]),
+    ("[[", [("]]", "subroutine")]),
+    ("[(", [(")]", "cylinder")]),
+    ("[/", [("/]", "lean_right"), ("\\]", "trapezoid")]),
+    ("[\\", [("\\]", "lean_left"), ("/]", "trapezoid_alt")]),
+    ("[", [("]", "rect")]),
+    ("{{", [("}}", "hexagon")]),
+    ("{", [("}", "rhombus")]),
+    (">", [("]", "asymmetric")]),
+]
+
+#: ``A@{ shape: name }`` names (Mermaid >= 11.3, short and long aliases) -> flowpath shape.
+#: Shapes flowpath has no equivalent for map to the closest one in meaning.
+AT_SHAPES: dict[str, str] = {}
+for _shape, _names in {
+    "rect": "rect proc process rectangle notch-rect card notched-rectangle lin-rect lin-proc "
+            "lined-rectangle lined-process shaded-process div-rect div-proc divided-rectangle "
+            "divided-process st-rect procs processes stacked-rectangle tag-rect tag-proc "
+            "tagged-rectangle tagged-process win-pane internal-storage window-pane text "
+            "doc document lin-doc lined-document docs documents st-doc stacked-document "
+            "tag-doc tagged-document flag paper-tape bolt com-link lightning-bolt brace "
+            "comment brace-l brace-r braces sl-rect manual-input sloped-rectangle "
+            "notch-pent loop-limit notched-pentagon hourglass collate tri extract triangle "
+            "flip-tri manual-file flipped-triangle fork join curv-trap curved-trapezoid "
+            "display delay half-rounded-rectangle",
+    "round": "rounded event",
+    "stadium": "stadium terminal pill",
+    "subroutine": "fr-rect subproc subprocess subroutine framed-rectangle",
+    "cylinder": "cyl cylinder database db das h-cyl horizontal-cylinder lin-cyl disk "
+                "lined-cylinder bow-rect stored-data bow-tie-rectangle",
+    "circle": "circle circ sm-circ small-circle start cross-circ summary crossed-circle",
+    "double_circle": "dbl-circ double-circle fr-circ framed-circle stop f-circ filled-circle",
+    "rhombus": "diam diamond decision question rhombus",
+    "hexagon": "hex hexagon prepare",
+    "lean_right": "lean-r lean-right in-out",
+    "lean_left": "lean-l lean-left out-in",
+    "trapezoid": "trap-b trapezoid trapezoid-bottom priority",
+    "trapezoid_alt": "trap-t inv-trapezoid trapezoid-top manual",
+    "asymmetric": "odd asymmetric",
+}.items():
+    for _n in _names.split():
+        AT_SHAPES[_n] = _shape
+
+#: Mermaid shape name the exporter writes for each flowpath shape in ``@{ }`` form.
+SHAPE_AT_NAME = {"rect": "rect", "round": "rounded", "stadium": "stadium", "subroutine": "fr-rect",
+                 "cylinder": "cyl", "circle": "circle", "double_circle": "dbl-circ",
+                 "rhombus": "diam", "hexagon": "hex", "lean_right": "lean-r",
+                 "lean_left": "lean-l", "trapezoid": "trap-b", "trapezoid_alt": "trap-t",
+                 "asymmetric": "odd"}
+
+HEAD_CHARS = {">": "arrow", "o": "circle", "x": "cross"}
+TAIL_CHARS = {"<": "arrow", "o": "circle", "x": "cross"}
+
+# A complete link token, e.g. ``-->``, ``<==>``, ``o-.-o``, ``---->``, ``~~~``. The groups are
+# (tail, body, head) per stroke. Mermaid's lexer: LINK / THICK_LINK / DOTTED_LINK.
+LINK_RE = re.compile(
+    r"(?P<nt>[xo<]?)(?P<n>-{2,})(?P<nh>[-xo>])"
+    r"|(?P<tt>[xo<]?)(?P<t>={2,})(?P<th>[=xo>])"
+    r"|(?P<dt>[xo<]?)-?(?P<d>\.+)-(?P<dh>[xo>]?)"
+    r"|(?P<i>~{3,})"
+)
+# The start of a link whose text sits inside it: ``-- text -->``, ``== text ==>``, ``-. text .->``.
+LINK_START_RE = re.compile(r"(?P<tail>[xo<]?)(?P<kind>--|==|-\.)(?![-=.>])")
+LINK_END_RE = {
+    "--": re.compile(r"(?P<body>-{2,})(?P<head>[-xo>])"),
+    "==": re.compile(r"(?P<body>={2,})(?P<head>[=xo>])"),
+    "-.": re.compile(r"(?P<body>\.+)-(?P<head>[xo>]?)"),
+}
+
+_ENTITY_RE = re.compile(r"#(\w+);")
+_BR_RE = re.compile(r"<br\s*/?>", re.I)
+
+
+def link_token(stroke: str, head: str, tail: str, length: int) -> str:
+    """The Mermaid spelling of a link, e.g. ``link_token("dotted", "arrow", "none", 1) == "-.->"``."""
+    length = max(1, int(length))
+    hc = {"arrow": ">", "circle": "o", "cross": "x"}
+    tc = {"arrow": "<", "circle": "o", "cross": "x", "none": ""}[tail]
+    if stroke == "invisible":
+        return "~" * (length + 2)
+    if stroke == "dotted":
+        return f"{tc}-{'.' * length}-{hc.get(head, '')}"
+    ch = "=" if stroke == "thick" else "-"
+    return f"{tc}{ch * (length + 1)}{hc.get(head, ch)}"
+
+
+def decode_entity(name: str) -> str | None:
+    """Mermaid's ``#name;`` / ``#123;`` entity -> its character(s); ``None`` if unknown."""
+    if name.isdigit():
+        code = int(name)
+        return chr(code) if 0 < code < 0x110000 else None
+    if name[:1] in "xX" and len(name) > 1:
+        try:
+            return chr(int(name[1:], 16))
+        except ValueError:
+            return None
+    out = html.unescape(f"&{name};")
+    return None if out == f"&{name};" else out
+
+
+def decode_text(raw: str) -> str:
+    """Label source text -> node text: ``<br>`` becomes a newline, entities are decoded."""
+    text = _BR_RE.sub("\n", raw)
+
+    def sub(m: re.Match[str]) -> str:
+        dec = decode_entity(m.group(1))
+        return m.group(0) if dec is None else dec
+
+    return _ENTITY_RE.sub(sub, text)
+
+
+def encode_text(text: str, *, pipe: bool = False) -> str:
+    """Node or edge text -> the inside of a Mermaid ``"..."`` string that decodes back to it.
+
+    Escapes exactly what would otherwise change meaning: ``"``, a ``#`` that would start an
+    entity, a literal ``<br>``, control characters, a leading backtick (markdown string), and
+    ``|`` when the text goes between pipes. Newlines become ``<br>``.
+    """
+    out = _ENTITY_RE.sub(lambda m: "#35;" + m.group(0)[1:], text)
+    out = _BR_RE.sub(lambda m: "#lt;" + m.group(0)[1:], out)
+    out = out.replace('"', "#quot;")
+    if pipe:
+        out = out.replace("|", "#124;")
+    out = "".join(f"#{ord(c)};" if (ord(c) < 32 and c != "\n") or c == "\x7f" else c for c in out)
+    out = out.replace("\n", "<br>")
+    if out.startswith("`"):
+        out = "#96;" + out[1:]
+    return out
+
+
+#: Statement keywords whose whole statement is styling/interaction: accepted, ignored for the graph.
+IGNORED_KEYWORDS = ("classDef", "class", "style", "linkStyle", "click", "accTitle", "accDescr")
