@@ -114,7 +114,7 @@ class ParsedChart:
             "regions": {k: r.to_dict() for k, r in self.regions.items()},
             "graph": self.graph.to_dict(), "mermaid": self.mermaid,
             "problems": list(self.problems),
-            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "timings": dict(self.timings),
             "meta": dict(self.meta),
         }
 
@@ -188,7 +188,7 @@ class Attribution:
             "regions": [r.to_dict() for r in self.regions],
             "path_edges": [list(e) for e in self.path_edges],
             "reason": self.reason, "trace": list(self.trace),
-            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "timings": dict(self.timings),
             "error": self.error, "problems": list(self.problems),
             "image_hash": self.image_hash, "source": self.source,
             "width": self.width, "height": self.height,
@@ -387,6 +387,7 @@ class FlowPath:
         if not_in_graph:
             problems.append(f"labelled regions missing from the graph: {', '.join(not_in_graph)}")
         timings["total"] = time.perf_counter() - t0
+        timings = {k: round(v, 5) for k, v in timings.items()}
         h, w = arr.shape[:2]
         return ParsedChart(image_hash=key, width=w, height=h, regions=regions, graph=tr.chart,
                            mermaid=tr.mermaid, problems=problems, timings=timings, source=source,
@@ -465,8 +466,8 @@ def reason_on(reasoner: Reasoner, parsed: ParsedChart, question: str, answer: st
         reasoning = Reasoning(node_ids=[], error=f"{type(exc).__name__}: {exc}")
     t_reason = time.perf_counter() - t
     return build_attribution(parsed, question, answer, reasoning,
-                             timings={"parse": parse_seconds, "reason": t_reason,
-                                      "total": parse_seconds + t_reason})
+                             timings={"parse": round(parse_seconds, 5), "reason": round(t_reason, 5),
+                                      "total": round(parse_seconds + t_reason, 5)})
 
 
 def build_attribution(parsed: ParsedChart, question: str, answer: str, reasoning: Reasoning,

@@ -1,0 +1,155 @@
+"""FlowPath / ParsedChart / Attribution: parse caching, input forms, round trips, overlays."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from flowpath.errors import ImageLoadError
+from flowpath.geometry import Region
+from flowpath.io import load_image, save_image
+from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
+from flowpath.pipeline import Attribution, FlowPath, ParsedChart
+from flowpath.reason import OfflineReasoner
+from tests.pipeline.helpers import BOXES, BoxSegmenter, ChainTranscriber, draw_chart
+
+
+@pytest.fixture
+def fp():
+    return FlowPath(segmenter=BoxSegmenter(), transcriber=ChainTranscriber(),
+                    reasoner=OfflineReasoner())
+
+
+def test_parse_labels_in_reading_order_and_caches_by_content(fp, tmp_path):
+    img = draw_chart()
+    path = tmp_path / "chart.png"
+    save_image(img, path)
+    parsed = fp.parse(path)
+    assert parsed.letters == ["A", "B", "C"]
+    assert [r.bbox for r in parsed.regions.values()] == [tuple(map(float, b)) for b in BOXES]
+    assert parsed.graph.successors("A") == ["B"]
+    assert parsed.source == str(path)
+    assert parsed.labelled_image.shape == img.shape
+    assert not np.array_equal(parsed.labelled_image, img)  # letters were drawn
+    assert {"segment", "label", "transcribe", "total"} <= set(parsed.timings)
+    # the same pixels as array and as PIL image hit the cache: the segmenter ran once
+    assert fp.parse(img).image_hash == parsed.image_hash
+    fp.parse(Image.fromarray(img))
+    assert fp.segmenter.calls == 1
+    fp.parse(draw_chart(shift=5))
+    assert fp.segmenter.calls == 2
+    fp.clear_cache()
+    fp.parse(img)
+    assert fp.segmenter.calls == 3
+
+
+def test_attribute_maps_nodes_to_regions(fp):
+    img = draw_chart()
+    att = fp.attribute(img, "What is done after checking the value?", "Print the result")
+    assert att.ok, att.error
+    assert att.node_ids and set(att.letters) <= {"A", "B", "C"}
+    by_letter = dict(zip("ABC", BOXES, strict=True))
+    for letter, region in zip(att.letters, att.regions, strict=True):
+        assert region.bbox == tuple(map(float, by_letter[letter]))
+    assert all(s in att.node_ids and t in att.node_ids for s, t in att.path_edges)
+    assert att.timings["parse"] > 0
+    again = fp.attribute(img, "Where does the chart start?", "Start")
+    assert again.timings["parse"] == 0.0  # cached parse
+
+
+class _Failing(Reasoner):
+    name = "failing"
+
+    def __call__(self, request: ReasoningRequest) -> Reasoning:
+        raise TimeoutError("server did not answer in 30 s")
+
+
+class _Unknown(Reasoner):
+    name = "unknown-ids"
+
+    def __call__(self, request: ReasoningRequest) -> Reasoning:
+        return Reasoning(node_ids=["B", "ZZ"], reason="B and a made-up node")
+
+
+def test_reasoner_failure_is_recorded_not_raised():
+    fp = FlowPath(segmenter=BoxSegmenter(), transcriber=ChainTranscriber(), reasoner=_Failing())
+    att = fp.attribute(draw_chart(), "q?", "a")
+    assert not att.ok and "TimeoutError" in att.error and att.node_ids == []
+
+
+def test_unknown_node_ids_are_reported_and_dropped_from_regions():
+    fp = FlowPath(segmenter=BoxSegmenter(), transcriber=ChainTranscriber(), reasoner=_Unknown())
+    att = fp.attribute(draw_chart(), "q?", "a")
+    assert att.node_ids == ["B", "ZZ"] and att.letters == ["B"] and len(att.regions) == 1
+    assert any("ZZ" in p for p in att.problems)
+
+
+@pytest.mark.parametrize(
+    "image, question, answer, exc, match",
+    [
+        ("missing.png", "q?", "a", ImageLoadError, "no such file"),
+        (np.zeros((0, 5, 3), np.uint8), "q?", "a", ImageLoadError, "zero size"),
+        (draw_chart(), "", "a", ValueError, "question"),
+        (draw_chart(), "q?", None, ValueError, "answer"),
+    ],
+)
+def test_bad_inputs_raise_clear_errors(fp, image, question, answer, exc, match):
+    with pytest.raises(exc, match=match):
+        fp.attribute(image, question, answer)
+
+
+def test_attribution_round_trip_and_overlay(fp, tmp_path):
+    img = draw_chart()
+    att = fp.attribute(img, "What is done after checking the value?", "Print the result")
+    d = json.loads(json.dumps(att.to_dict()))
+    back = Attribution.from_dict(d)
+    assert back == att  # dataclass equality ignores the image array
+    assert back.to_dict() == att.to_dict()
+    out = att.save_overlay(tmp_path / "o.png")
+    drawn = load_image(out)
+    assert drawn.shape == img.shape and not np.array_equal(drawn, img)
+    # a deserialised attribution made from an array has no image: it says so
+    with pytest.raises(ValueError, match="pass image"):
+        back.save_overlay(tmp_path / "o2.png")
+    back.save_overlay(tmp_path / "o2.png", image=img)
+    assert np.array_equal(load_image(tmp_path / "o2.png"), drawn)
+
+
+def test_parsed_chart_round_trip(fp):
+    parsed = fp.parse(draw_chart())
+    back = ParsedChart.from_dict(json.loads(json.dumps(parsed.to_dict())))
+    assert back.graph == parsed.graph and back.regions == parsed.regions
+    assert back.image_hash == parsed.image_hash and back.mermaid == parsed.mermaid
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"letters": ["A"], "regions": []}, "pair up"),
+    ],
+)
+def test_attribution_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Attribution(question="q", answer="a", **kwargs)
+
+
+def test_from_dict_names_missing_keys():
+    with pytest.raises(ValueError, match="question"):
+        Attribution.from_dict({"answer": "a"})
+    with pytest.raises(ValueError, match="image_hash"):
+        ParsedChart.from_dict({"width": 3})
+
+
+def test_constructor_rejects_non_callables():
+    with pytest.raises(ValueError, match="segmenter"):
+        FlowPath(segmenter=None, transcriber=ChainTranscriber(), reasoner=OfflineReasoner())  # type: ignore[arg-type]
+
+
+def test_region_type_checked():
+    with pytest.raises(ValueError, match="not a Region"):
+        ParsedChart(image_hash="x", width=3, height=3, regions={"A": (0, 0, 1, 1)},  # type: ignore[dict-item]
+                    graph=None, mermaid="")  # type: ignore[arg-type]
+    assert Region((0, 0, 1, 1)).area == 1
