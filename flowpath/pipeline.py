@@ -494,15 +494,13 @@ def build_attribution(parsed: ParsedChart, question: str, answer: str, reasoning
 
 
 def _make(factory: Any, name: str, device: str) -> Any:
-    """Call a stage factory with ``device`` when it takes one (learned models) and without it
-    otherwise (classical components have no device)."""
-    import inspect
-
+    """Call a stage factory with ``device`` for learned models; a component without a device
+    (classical segmenter, OCR, rules) rejects the keyword, and is then built without it."""
+    if device == "auto":
+        return factory(name)
     try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        params = {}
-    if device != "auto" and ("device" in params or any(
-            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())):
         return factory(name, device=device)
-    return factory(name)
+    except TypeError as exc:
+        if "device" not in str(exc):
+            raise
+        return factory(name)
