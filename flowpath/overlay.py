@@ -82,7 +82,7 @@ def draw_attribution(image: np.ndarray, regions: Sequence[Region], labels: Seque
     font = load_font(int(14 * s))
     for i, (lab, r) in enumerate(zip(labels, regions, strict=True), 1):
         text = f"{i}:{lab}"
-        x0, y0 = r.bbox[0], r.bbox[1]
+        x0, y0 = _badge_anchor(r)
         tb = d.textbbox((0, 0), text, font=font)
         tw, th = tb[2] - tb[0], tb[3] - tb[1]
         pad = 2 * s
@@ -93,16 +93,35 @@ def draw_attribution(image: np.ndarray, regions: Sequence[Region], labels: Seque
     return np.asarray(out.convert("RGB"))
 
 
+def _badge_anchor(r: Region) -> tuple[float, float]:
+    """Left end of the region's top edge: the top-left corner of a box, the top vertex of a
+    rhombus, so the badge sits on the outline rather than in the bounding box's empty corner."""
+    tol = max(2.0, 0.05 * r.height)
+    top = min(y for _, y in r.polygon)
+    return (min(x for x, y in r.polygon if y <= top + tol), top)
+
+
 def _border_point(r: Region, toward: tuple[float, float]) -> tuple[float, float]:
-    """Where the segment from the box centre toward ``toward`` leaves the box (arrows start and
-    end on node borders rather than on the text in the middle)."""
+    """Where the segment from the region's centre toward ``toward`` crosses its outline, so
+    arrows start and end on node borders (also for rhombi) rather than in the text."""
     cx, cy = r.center
     dx, dy = toward[0] - cx, toward[1] - cy
     if dx == 0 and dy == 0:
         return (cx, cy)
-    hw, hh = max(r.width / 2, 1e-6), max(r.height / 2, 1e-6)
-    t = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
-    return (cx + dx * t, cy + dy * t)
+    best = math.inf
+    pts = r.polygon
+    for (ax, ay), (bx, by) in zip(pts, pts[1:] + pts[:1], strict=True):
+        ex, ey = bx - ax, by - ay
+        den = dx * ey - dy * ex
+        if abs(den) < 1e-12:
+            continue
+        t = ((ax - cx) * ey - (ay - cy) * ex) / den  # along the centre ray
+        u = ((ax - cx) * dy - (ay - cy) * dx) / den  # along the edge
+        if 0.0 <= u <= 1.0 and 0.0 < t < best:
+            best = t
+    if best == math.inf or best > 1.0:
+        best = 0.0
+    return (cx + dx * best, cy + dy * best)
 
 
 def _arrow(d, p: tuple[float, float], q: tuple[float, float], color, width: int) -> None:
