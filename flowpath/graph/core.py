@@ -234,8 +234,8 @@ class FlowChart:
     is as cheap as ``out_degree`` (the paper's implementation scanned every node for in-degree).
 
     >>> fc = FlowChart()
-    >>> fc.add_node(Node("A", "Start", "stadium")); fc.add_node(Node("B", "Work"))
-    >>> fc.add_edge(Edge("A", "B"))
+    >>> _ = fc.add_node(Node("A", "Start", "stadium")), fc.add_node(Node("B", "Work"))
+    >>> _ = fc.add_edge(Edge("A", "B"))
     >>> fc.successors("A"), fc.in_degree("B")
     (['B'], 1)
     """
@@ -252,6 +252,10 @@ class FlowChart:
         self._out: dict[str, list[Edge]] = {}
         self._in: dict[str, list[Edge]] = {}
         self._nx: nx.DiGraph | None = None
+        #: bumped by every structural change; derived data (networkx view, graph-tool caches)
+        #: is keyed on it. See `invalidate`.
+        self._version = 0
+        self._cache: dict[Any, Any] = {}
 
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Node, *, update: bool = True) -> Node:
@@ -262,10 +266,11 @@ class FlowChart:
             self.nodes[node.id] = node
             self._out[node.id] = []
             self._in[node.id] = []
-            self._nx = None
+            self.invalidate()
             return node
         if update:
             existing.text, existing.shape, existing.kind = node.text, node.shape, node.kind
+            self.invalidate()
         return existing
 
     def ensure_node(self, node_id: str) -> Node:
@@ -280,7 +285,7 @@ class FlowChart:
         self.edges.append(edge)
         self._out[edge.source].append(edge)
         self._in[edge.target].append(edge)
-        self._nx = None
+        self.invalidate()
         return edge
 
     def remove_node(self, node_id: str) -> None:
@@ -300,7 +305,19 @@ class FlowChart:
         for e in self.edges:
             self._out[e.source].append(e)
             self._in[e.target].append(e)
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        """Drop derived data (networkx view, graph-tool caches). The mutating methods call it;
+        call it yourself after editing ``nodes``/``edges``/``Node``/``Edge`` objects in place
+        (and `reindex` after changing the ``edges`` list directly)."""
+        self._version += 1
+        self._cache.clear()
         self._nx = None
+
+    def reindex(self) -> None:
+        """Rebuild the in/out edge indexes after the ``edges`` list was edited directly."""
+        self._reindex()
 
     # -- queries ----------------------------------------------------------------------------
     def __contains__(self, node_id: object) -> bool:
