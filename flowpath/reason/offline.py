@@ -36,6 +36,7 @@ _FLOW = re.compile(
     r"series of|sequence of|how many steps|how many (conditional|decision)|starting from|upon (reaching|deciding|completing)|"
     r"what (steps|path)|must have|would have|zeroeth|second step|first step|led me here|leads? to)\b", re.I)
 _SCENARIO_PERSON = re.compile(r"\b([A-Z][a-z]{2,}|Dr\.\s+[A-Z][a-z]+)\s+(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
+_WALK = re.compile(r"\b(how many (steps|operations|actions|nodes)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
 _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
@@ -186,7 +187,7 @@ class OfflineReasoner(Reasoner):
         return max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
 
     def _path(self, ctx: _ChartContext, u: str, v: str, relevance: dict[str, float],
-              statement: str, *, directed_only: bool = False) -> list[str] | None:
+              statement: str, *, max_gap: int | None = None) -> list[str] | None:
         """Cheapest directed path u -> v (nodes relevant to the statement and branches it
         takes are cheaper); ``None`` when there is none within ``max_gap`` edges."""
         import networkx as nx
@@ -217,19 +218,20 @@ class OfflineReasoner(Reasoner):
             p = nx.dijkstra_path(ctx.g, u, v, weight=cost)
         except (nx.NetworkXNoPath, nx.NodeNotFound):
             return None
-        if len(p) - 1 > self.max_gap:
+        if len(p) - 1 > (max_gap or self.max_gap):
             return None
         return p
 
     def _connect(self, ctx: _ChartContext, anchors: Iterable[str], relevance: dict[str, float],
-                 statement: str) -> list[str]:
+                 statement: str, *, max_gap: int | None = None) -> list[str]:
         """Join anchors in flow order with cheapest paths; unreachable pairs stay unjoined."""
         ordered = sorted(dict.fromkeys(anchors), key=lambda n: ctx.depth.get(n, 0))
         if len(ordered) <= 1:
             return ordered
         out: list[str] = [ordered[0]]
         for a, b in zip(ordered, ordered[1:]):
-            p = self._path(ctx, a, b, relevance, statement) or self._path(ctx, b, a, relevance, statement)
+            p = (self._path(ctx, a, b, relevance, statement, max_gap=max_gap)
+                 or self._path(ctx, b, a, relevance, statement, max_gap=max_gap))
             out.extend(p if p else [b])
         return list(dict.fromkeys(out))
 
@@ -306,6 +308,12 @@ class OfflineReasoner(Reasoner):
         chart = ctx.chart
         s = self._answer_scores(ctx, question, answer)
         q = self._question_scores(ctx, question)
+        # statements are local: when the question names a step, its neighbours are the likely
+        # answer, which settles ties between equally worded nodes elsewhere in the chart
+        qa = max(ctx.index.ids, key=lambda n: q[n])
+        if q[qa] >= 0.6:
+            for n in set(chart.successors(qa)) | set(chart.predecessors(qa)):
+                s[n] += 0.08
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         ids = [best]
         why = f"{best} states the answer"
@@ -360,20 +368,32 @@ class OfflineReasoner(Reasoner):
         q = self._question_scores(ctx, question)
         a = {n: v[1] * 0.6 + v[0] * 0.4 for n, v in ctx.index.scores(answer).items()} if answer.strip() else {n: 0.0 for n in q}
         anchors: list[str] = []
+        qtoks, atoks = set(tokens(question)), set(tokens(answer))
         # where the asker is: the node the question names best
         cur = max(ctx.index.ids, key=lambda n: (q[n], -ctx.depth.get(n, 0)))
         if q[cur] >= 0.3:
             anchors.append(cur)
-        # what the answer names: up to three distinct nodes, strongest first
+        # other strongly named nodes in the question ("from Start to X", "after A ... before B"),
+        # unless their words are already explained by an anchor
+        for n in sorted(q, key=lambda n: -q[n])[1:3]:
+            if q[n] >= 0.75 and ctx.index.novelty(n, qtoks, anchors) >= 0.5:
+                anchors.append(n)
+        # what the answer names: up to three distinct nodes, strongest first; the steps around
+        # the current one are the likely ones. A count ("how many ...") names no node.
+        if anchors:
+            for n in set(chart.successors(cur)) | set(chart.predecessors(cur)):
+                if a.get(n, 0.0) > 0:
+                    a[n] += 0.1
+        # a count in the answer ("There are 2 steps") is not a reference to a node saying "2"
+        words = {t for t in atoks if not t.isdigit()}
+        a = {n: (v if ctx.index.token_sets[ctx.index.ids.index(n)] & words or v >= 0.85 else 0.0) for n, v in a.items()}
         best_a = max(a.values()) if a else 0.0
         if best_a > 0.2:
+            from_answer: list[str] = []
             for n in sorted(a, key=lambda n: -a[n])[:3]:
-                if a[n] >= max(0.3, 0.6 * best_a):
-                    anchors.append(n)
-        # other strongly named nodes in the question ("from Start to X", "after A ... before B")
-        for n in sorted(q, key=lambda n: -q[n])[1:3]:
-            if q[n] >= 0.75:
-                anchors.append(n)
+                if a[n] >= max(0.3, 0.6 * best_a) and (not from_answer or ctx.index.novelty(n, atoks, from_answer) >= 0.5):
+                    from_answer.append(n)
+            anchors.extend(from_answer)
         if re.search(r"\b(from|starting from) (the )?'?start", question, re.I) and ctx.starts:
             anchors.append(ctx.starts[0])
         if anchors and len(set(anchors)) == 1:
@@ -386,7 +406,11 @@ class OfflineReasoner(Reasoner):
         if not anchors:
             return [self._best_overall(ctx, question, answer)], "no node named strongly; best text match"
         rel = {n: max(q[n], a.get(n, 0.0)) for n in ctx.index.ids}
-        return self._connect(ctx, anchors, rel, question + " " + answer), "path through the steps the statement walks"
+        # an explicit walk ("how many steps from X to Y", "what series of operations") asks for
+        # the whole path however long; otherwise far-apart anchors are not joined
+        walk = bool(_WALK.search(question))
+        ids = self._connect(ctx, anchors, rel, question + " " + answer, max_gap=len(chart) if walk else None)
+        return ids, "path through the steps the statement walks"
 
 
 def chart_kind(ctx: _ChartContext, nid: str) -> str:

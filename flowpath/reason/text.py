@@ -24,7 +24,7 @@ STOPWORDS = frozenset(
     it its this that these those there here then than so if else when while whether do does did
     done doing can could should would will shall may might must i you he she we they me my your
     our their his her them us what which who whom whose how why where not no yes node nodes step
-    steps process decision input output flowchart chart start end function current currently
+    steps process decision input output flowchart chart function current currently
     next previous action task has have had just about up down out over after before any all each
     every some same such only also very""".split()
 )
@@ -83,6 +83,20 @@ class NodeIndex:
         n = max(len(items), 1)
         idf = {t: math.log(1.0 + n / c) for t, c in df.items()}
         return cls(ids, texts, token_sets, idf)
+
+    def novelty(self, nid: str, text_tokens: set[str], chosen: list[str]) -> float:
+        """Share of ``nid``'s text-matching weight that the ``chosen`` nodes do not already
+        explain. A node matching only words another anchor accounts for ("Prepare a language
+        course" when the question quotes "Compare a language course") is not a new anchor."""
+        i = self.ids.index(nid)
+        hit = self.token_sets[i] & text_tokens
+        total = sum(self.weight(t) for t in hit)
+        if total <= 0:
+            return 0.0
+        covered: set[str] = set()
+        for c in chosen:
+            covered |= self.token_sets[self.ids.index(c)]
+        return sum(self.weight(t) for t in hit - covered) / total
 
     def weight(self, tok: str) -> float:
         # a token no node has is worth little: it cannot discriminate between nodes

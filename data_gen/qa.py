@@ -1,0 +1,427 @@
+"""Synthetic attribution QA with gold node sets, in the benchmark layout.
+
+Templated questions of the four benchmark types (fact retrieval, applied scenario, flow
+referential, topological), each with the nodes that ground it, generated from `FlowChart`s:
+
+* procedural charts (`random_chart`): steps, yes/no decisions that skip ahead, loop back or
+  branch and rejoin, with texts from several domains; chart JSON gets a synthetic grid layout
+  of node boxes, so ``flowpath eval attribution --oracle`` scores them (no images: oracle only);
+* or the charts of an existing benchmark-layout folder (``--from-bench``, e.g. a set rendered by
+  ``python -m data_gen``): their chart JSON and images are copied, so the pipeline mode works too.
+
+Answers are paraphrased (words dropped, synonyms, framing) so that matching is not verbatim.
+
+    python -m data_gen.qa --out /work/scratch/qa --charts 300 --seed 0
+    python -m data_gen.qa --out OUT --from-bench GENERATED_SET --per-type 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from flowpath.graph import Edge, FlowChart, Node
+
+# -- procedural charts -------------------------------------------------------------------------
+_DOMAINS: dict[str, dict[str, list[str]]] = {
+    "instruct": {
+        "verbs": ["Gather", "Clean", "Measure", "Cut", "Mix", "Heat", "Attach", "Sand", "Paint", "Rinse",
+                  "Fold", "Tighten", "Apply", "Remove", "Check", "Place", "Pour", "Stir", "Drain", "Label"],
+        "objects": ["the wooden board", "two cups of flour", "the copper pipe", "the garden soil", "the bike chain",
+                    "the glass jar", "the fabric strip", "the ceramic tile", "the rubber seal", "the metal bracket",
+                    "the olive oil", "the paper template", "the drill bit", "the wall anchor", "the sugar syrup",
+                    "the leather strap", "the window frame", "the seed tray", "the fish tank filter", "the baking tray"],
+        "checks": ["Is the glue dry", "Does the lid fit snugly", "Is the water boiling", "Is the surface smooth",
+                   "Are all screws tight", "Is the dough elastic", "Has the paint cured", "Is the mixture too runny",
+                   "Does the seal leak", "Is the soil moist"],
+    },
+    "code": {
+        "verbs": ["Initialize", "Increment", "Append", "Return", "Compute", "Parse", "Validate", "Swap", "Sort",
+                  "Read", "Write", "Split", "Merge", "Reset", "Decrement", "Print", "Store", "Load", "Hash", "Encode"],
+        "objects": ["counter 'count'", "list 'result'", "variable 'total'", "index 'i'", "buffer 'buf'",
+                    "string 'token'", "dictionary 'cache'", "pointer 'left'", "value 'max_val'", "array 'nums'",
+                    "queue 'pending'", "flag 'found'", "matrix 'grid'", "set 'seen'", "field 'self.name'",
+                    "socket 'conn'", "file 'log.txt'", "stack 'ops'", "node 'head'", "key 'k'"],
+        "checks": ["Is 'i' less than 'n'", "Is 'count' equal to zero", "Is the list empty", "Is 'x' in 'seen'",
+                   "Does the file exist", "Is 'left' greater than 'right'", "Is the token valid",
+                   "Is 'n' divisible by 2", "Is the connection open", "Is 'max_val' None"],
+    },
+    "wiki": {
+        "verbs": ["Research", "Contact", "Schedule", "Review", "Register", "Prepare", "Submit", "Compare",
+                  "Notify", "Document", "Practice", "Visit", "Request", "Plan", "Confirm", "Discuss", "Record",
+                  "Select", "Update", "Monitor"],
+        "objects": ["the local council", "a travel itinerary", "the credit report", "a meeting agenda",
+                    "the insurance claim", "the tenant lease", "a workout routine", "the museum tickets",
+                    "the election ballot", "the family budget", "a language course", "the passport form",
+                    "the neighbourhood watch", "a volunteer shift", "the wedding venue", "the job application",
+                    "the vaccination record", "the library card", "the rental deposit", "a support group"],
+        "checks": ["Is the deadline close", "Did the agency respond", "Is the budget sufficient",
+                   "Are documents complete", "Is the venue available", "Was the request approved",
+                   "Is the area safe", "Does the plan need changes", "Is a visa required", "Has the fee been paid"],
+    },
+}
+
+NAMES = ["Mia", "Liam", "Emma", "Noah", "Ava", "Kevin", "Julia", "Rachel", "Omar", "Priya", "Chen", "Sofia"]
+
+_SYNONYMS = {"the": "", "a": "", "two": "2", "cups": "cup", "check": "verify", "remove": "take off",
+             "place": "put", "gather": "collect", "initialize": "set up", "return": "give back",
+             "compute": "calculate", "research": "look into", "contact": "reach out to", "submit": "send in",
+             "review": "go over", "notify": "inform", "select": "choose", "mix": "combine", "cut": "trim"}
+
+
+def random_chart(rng: random.Random, n_steps: int | None = None, domain: str | None = None) -> tuple[FlowChart, str]:
+    """A procedural flowchart: start, process steps, yes/no decisions (skip, loop, branch), end.
+
+    Args:
+        rng: the random source.
+        n_steps: number of process steps (default 5-14).
+        domain: ``instruct`` | ``code`` | ``wiki`` (default random).
+
+    Returns:
+        ``(chart, domain)``; node ids are ``A, B, ...`` in creation order.
+    """
+    from flowpath.labels import index_to_letters
+
+    domain = domain or rng.choice(sorted(_DOMAINS))
+    vocab = _DOMAINS[domain]
+    n_steps = n_steps or rng.randint(5, 14)
+    pairs = [(v, o) for v in vocab["verbs"] for o in vocab["objects"]]
+    rng.shuffle(pairs)
+    checks = list(vocab["checks"])
+    rng.shuffle(checks)
+    fc = FlowChart("TD")
+    counter = iter(range(10_000))
+
+    def new(text: str, shape: str) -> str:
+        nid = index_to_letters(next(counter))
+        fc.add_node(Node(nid, text, shape))
+        return nid
+
+    start = new("Start", "stadium")
+    steps = [new(f"{v} {o}", rng.choice(["rect", "rect", "rect", "lean_right"])) for v, o in pairs[:n_steps]]
+    # build the flow: `prev` links into the next step with `label` (a decision's branch answer)
+    prev, label, i = start, None, 0
+    joins: list[str] = []  # ends of alternative branches that rejoin at the next step
+    end_id = new("End", "stadium")
+    while i < len(steps):
+        cur = steps[i]
+        fc.add_edge(Edge(prev, cur, label))
+        for j in joins:
+            fc.add_edge(Edge(j, cur))
+        joins, label, prev = [], None, cur
+        if checks and i + 2 < len(steps) and rng.random() < 0.35:
+            d = new(checks.pop() + "?", "rhombus")
+            fc.add_edge(Edge(cur, d))
+            go, stay = ("Yes", "No") if rng.random() < 0.7 else ("No", "Yes")
+            kind = rng.choice(["skip", "loop", "branch"])
+            if kind == "loop":  # not done yet: back to the current step; done: go on
+                fc.add_edge(Edge(d, cur, stay))
+                prev, label, i = d, go, i + 1
+            elif kind == "skip":  # one answer does an extra step, the other skips it
+                fc.add_edge(Edge(d, steps[i + 1], go))
+                fc.add_edge(Edge(steps[i + 1], steps[i + 2]))
+                prev, label, i = d, stay, i + 2
+            else:  # two alternatives that rejoin at the step after them
+                fc.add_edge(Edge(d, steps[i + 1], go))
+                fc.add_edge(Edge(d, steps[i + 2], stay))
+                joins = [steps[i + 1]]
+                prev, label, i = steps[i + 2], None, i + 3
+            continue
+        i += 1
+    fc.add_edge(Edge(prev, end_id, label))
+    for j in joins:
+        fc.add_edge(Edge(j, end_id))
+    # letters follow flow order (as a reading-order labeller would assign them), not creation order
+    g = fc.to_networkx()
+    order = list(nx.dfs_preorder_nodes(g, start)) + [n for n in fc.nodes if n not in set(nx.dfs_preorder_nodes(g, start))]
+    fc = fc.relabel({old: f"tmp_{k}" for k, old in enumerate(order)})
+    fc = fc.relabel({f"tmp_{k}": index_to_letters(k) for k in range(len(order))})
+    # relabel keeps dict order of the old ids: rebuild so nodes are listed in letter order
+    d = fc.to_dict()
+    d["nodes"].sort(key=lambda nd: (len(nd["id"]), nd["id"]))
+    fc = FlowChart.from_dict(d)
+    return fc, domain
+
+
+def grid_layout(chart: FlowChart) -> tuple[dict[str, dict[str, Any]], int, int]:
+    """Synthetic node boxes on a grid (rows by flow depth), for oracle-mode scoring."""
+    g = chart.to_networkx()
+    start = chart.sources()[0] if chart.sources() else next(iter(chart.nodes))
+    depth = nx.single_source_shortest_path_length(g, start)
+    rows: dict[int, list[str]] = {}
+    for n in chart.nodes:
+        rows.setdefault(depth.get(n, len(chart)), []).append(n)
+    boxes, w, h = {}, 0, 0
+    for r, (_, ids) in enumerate(sorted(rows.items())):
+        for c, n in enumerate(ids):
+            x0, y0 = 20 + c * 260, 20 + r * 100
+            box = [x0, y0, x0 + 220, y0 + 60]
+            boxes[n] = {"bbox": box, "polygon": [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]}
+            w, h = max(w, box[2] + 20), max(h, box[3] + 20)
+    return boxes, w, h
+
+
+def chart_mermaid(chart: FlowChart) -> str:
+    """Mermaid text of a chart (`flowpath.mermaid.to_mermaid`)."""
+    from flowpath.mermaid import to_mermaid
+
+    return to_mermaid(chart)
+
+
+# -- question templates ------------------------------------------------------------------------
+def paraphrase(text: str, rng: random.Random) -> str:
+    """A light paraphrase: synonyms, dropped articles, sometimes a framing sentence."""
+    words = []
+    for w in text.rstrip("?.").split():
+        low = w.lower()
+        if low in _SYNONYMS and rng.random() < 0.6:
+            rep = _SYNONYMS[low]
+            if rep:
+                words.append(rep)
+        else:
+            words.append(w)
+    core = " ".join(words) or text
+    if text.rstrip().endswith("?"):  # a decision's text: no "you should" framing
+        return core
+    frame = rng.choice(["{}", "{}", "You should {}.", "The next step is to {}.", "{} is what happens.", "They {}."])
+    if "{}" in frame and frame != "{}":
+        core = core[0].lower() + core[1:] if core else core
+    return frame.format(core)
+
+
+def _quote(text: str) -> str:
+    return f'""{text}""'
+
+
+def _decision_branches(chart: FlowChart) -> Iterator[tuple[str, Edge]]:
+    for n in chart:
+        if n.kind == "decision":
+            for e in chart.out_edges(n.id):
+                if e.label and chart.nodes[e.target].kind not in ("start", "end"):
+                    yield n.id, e
+
+
+def _q(chart_id: str, k: int, qtype: str, question: str, answer: str, gold: list[str], domain: str,
+       rng: random.Random) -> dict[str, Any]:
+    return {"id": f"{chart_id}_q{k}", "chart": chart_id, "image": f"charts/{chart_id}.png",
+            "question": question, "answer": answer,
+            "answers": [answer, paraphrase(answer, rng), paraphrase(answer, rng)],
+            "type": qtype, "domain": domain, "gold": list(dict.fromkeys(gold)), "gold_missing_region": []}
+
+
+def make_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_type: int = 1,
+                   domain: str = "synthetic") -> list[dict[str, Any]]:
+    """Templated questions of all four types with the nodes that ground them.
+
+    Args:
+        chart: the flowchart.
+        chart_id: id written into each record.
+        rng: the random source.
+        per_type: questions per type (fewer when the chart cannot support a template).
+        domain: domain label for the records.
+
+    Returns:
+        Benchmark-layout question records (``gold`` = grounding node ids).
+    """
+    g = chart.to_networkx()
+    text = {n.id: (n.text or n.id).strip() for n in chart}
+    steps = [n.id for n in chart if n.kind not in ("start", "end", "terminal", "decision")]
+    branches = list(_decision_branches(chart))
+    out: list[dict[str, Any]] = []
+    k = 0
+
+    def add(qtype: str, q: str, a: str, gold: list[str]) -> None:
+        nonlocal k
+        out.append(_q(chart_id, k, qtype, q, a, gold, domain, rng))
+        k += 1
+
+    # fact retrieval: the branch target of a decision, or what follows a step
+    for _ in range(per_type):
+        if branches and rng.random() < 0.6:
+            d, e = rng.choice(branches)
+            cond = "not " if e.condition == "no" else ""
+            subject = text[d].rstrip("?")
+            q = rng.choice([f"What should be done if the answer to '{subject}?' is {e.label}?",
+                            f"What happens when it is {cond}the case that {subject[0].lower() + subject[1:]}?",
+                            f"Which action follows when '{subject}' is answered {e.label}?"])
+            add("fact_retrieval", q, paraphrase(text[e.target], rng), [d, e.target])
+        elif steps:
+            s = rng.choice(steps)
+            succ = [t for t in chart.successors(s) if chart.nodes[t].kind not in ("end", "decision")]
+            if not succ:
+                continue
+            t = rng.choice(succ)
+            add("fact_retrieval", f"What is done after you {text[s][0].lower() + text[s][1:]}?",
+                paraphrase(text[t], rng), [t])
+
+    # applied scenario: a person has done a few steps and asks what comes next
+    for _ in range(per_type):
+        if len(steps) < 3:
+            break
+        target = rng.choice(steps)
+        preds = [p for p in nx.ancestors(g, target) if chart.nodes[p].kind not in ("start", "end")]
+        if not preds:
+            continue
+        src = rng.choice(preds)
+        try:
+            path = nx.shortest_path(g, src, target)
+        except nx.NetworkXNoPath:
+            continue
+        if len(path) > 5:
+            path = path[-4:]
+        name = rng.choice(NAMES)
+        done = [n for n in path[:-1] if chart.nodes[n].kind != "decision"]
+        facts = []
+        for n in done:
+            words = paraphrase(text[n], random.Random(rng.random()))
+            facts.append(rng.choice([f"{name} has already finished the part where they {words.lower()}.",
+                                     f"Earlier, {name} took care to {words.lower()}.",
+                                     f"{name} remembers having to {words.lower()}."]))
+        for a, b in zip(path, path[1:]):
+            if chart.nodes[a].kind == "decision":
+                lab = next((e.label for e in chart.out_edges(a) if e.target == b and e.label), None)
+                if lab:
+                    facts.append(f"When asked '{text[a]}', the answer was {lab.lower()}.")
+        q = (f"{name} is working through a procedure on a quiet afternoon. " + " ".join(facts)
+             + f" What should {name} do next according to the chart?")
+        add("applied_scenario", q, paraphrase(text[target], rng), path)
+
+    # flow referential: where am I, what came before, what comes next
+    for _ in range(per_type):
+        if not steps:
+            break
+        c = rng.choice(steps)
+        preds, succs = chart.predecessors(c), chart.successors(c)
+        if not preds or not succs:
+            continue
+        if rng.random() < 0.5:
+            p, s = rng.choice(preds), rng.choice(succs)
+            q = (f"If I am currently at the step '{text[c]}', what was the step immediately before it, "
+                 f"and what is the next step?")
+            add("flow_referential", q, f"Before it: {paraphrase(text[p], rng)}; next: {paraphrase(text[s], rng)}", [p, c, s])
+        else:
+            start = next((n for n in chart.sources()), None)
+            if start is None:
+                continue
+            try:
+                path = nx.shortest_path(g, start, c)
+            except nx.NetworkXNoPath:
+                continue
+            q = f"How many steps are there from the '{text[start]}' node to the '{text[c]}' step, counting both?"
+            add("flow_referential", q, f"There are {len(path)} steps.", path)
+
+    # topological: adjacency, shortest path length, max degree
+    nodes = list(chart.nodes)
+    for j in range(per_type):
+        kind = rng.choice(["succ", "pred", "path", "degree"]) if j else rng.choice(["succ", "path"])
+        x, y = rng.sample(nodes, 2) if len(nodes) >= 2 else (nodes[0], nodes[0])
+        if kind in ("succ", "pred"):
+            if rng.random() < 0.5 and chart.edges:
+                e = rng.choice(chart.edges)
+                x, y = (e.target, e.source) if kind == "succ" else (e.source, e.target)
+            rel = "successor" if kind == "succ" else "predecessor"
+            yes = g.has_edge(y, x) if kind == "succ" else g.has_edge(x, y)
+            q = f"Is the node {_quote(text[x])} direct {rel} of the node {_quote(text[y])}?"
+            add("topological", q, "Yes" if yes else "No", [y, x] if kind == "succ" else [x, y])
+        elif kind == "path":
+            try:
+                path = nx.shortest_path(g, x, y)
+            except nx.NetworkXNoPath:
+                try:
+                    path = nx.shortest_path(g, y, x)
+                    x, y = y, x
+                except nx.NetworkXNoPath:
+                    continue
+            q = f"How many edges exist in the shortest path between {_quote(text[x])} and {_quote(text[y])}?"
+            add("topological", q, str(len(path) - 1), path)
+        else:
+            which = rng.choice(["in", "out"])
+            deg = chart.in_degree if which == "in" else chart.out_degree
+            best = max(deg(n) for n in nodes)
+            q = (f"An {which}degree is the number of {'incoming' if which == 'in' else 'outgoing'} edges for a "
+                 f"node in a flowchart. What is the maximum {which}degree for the flowchart?")
+            add("topological", q, str(best), [n for n in nodes if deg(n) == best])
+    return out
+
+
+# -- writing a set -----------------------------------------------------------------------------
+def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1) -> int:
+    """Procedural charts + questions in the benchmark layout (chart JSON only; oracle scoring)."""
+    rng = random.Random(seed)
+    (out / "charts").mkdir(parents=True, exist_ok=True)
+    n_q = 0
+    with open(out / "questions.jsonl", "w", encoding="utf-8") as fq:
+        for i in range(n_charts):
+            chart, domain = random_chart(rng)
+            cid = f"synth{i:05d}"
+            boxes, w, h = grid_layout(chart)
+            rec = {"mermaid": chart_mermaid(chart), "width": w, "height": h, "scale": [1.0, 1.0],
+                   "nodes": boxes, "domain": domain, "synthetic_layout": True}
+            (out / "charts" / f"{cid}.json").write_text(json.dumps(rec), encoding="utf-8")
+            for q in make_questions(chart, cid, rng, per_type=per_type, domain=domain):
+                fq.write(json.dumps(q) + "\n")
+                n_q += 1
+    return n_q
+
+
+def write_from_bench(src: Path, out: Path, seed: int, per_type: int = 1, limit: int | None = None) -> int:
+    """Questions for the charts of an existing benchmark-layout folder (JSON and PNG copied)."""
+    from flowpath.mermaid import parse_mermaid
+
+    rng = random.Random(seed)
+    (out / "charts").mkdir(parents=True, exist_ok=True)
+    n_q = 0
+    files = sorted((src / "charts").glob("*.json"))[: limit or None]
+    with open(out / "questions.jsonl", "w", encoding="utf-8") as fq:
+        for f in files:
+            rec = json.loads(f.read_text(encoding="utf-8"))
+            try:
+                chart = parse_mermaid(rec["mermaid"], strict=False)
+            except Exception as exc:  # a bad chart is skipped, the set goes on
+                print(f"skipping {f.name}: {exc}", file=sys.stderr)
+                continue
+            cid = f.stem
+            shutil.copyfile(f, out / "charts" / f.name)
+            png = f.with_suffix(".png")
+            if png.exists():
+                shutil.copyfile(png, out / "charts" / png.name)
+            domain = rec.get("domain", "synthetic")
+            for q in make_questions(chart, cid, rng, per_type=per_type, domain=domain):
+                fq.write(json.dumps(q) + "\n")
+                n_q += 1
+    return n_q
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m data_gen.qa", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--out", required=True, type=Path, help="output folder (benchmark layout)")
+    p.add_argument("--charts", type=int, default=200, help="procedural charts to make")
+    p.add_argument("--per-type", type=int, default=1, help="questions per type per chart")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--from-bench", type=Path, default=None,
+                   help="use the charts of this benchmark-layout folder instead of procedural ones")
+    p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")
+    args = p.parse_args(argv)
+    if args.per_type < 1 or args.charts < 1:
+        p.error("--charts and --per-type must be >= 1")
+    if args.from_bench is not None:
+        if not (args.from_bench / "charts").is_dir():
+            p.error(f"--from-bench {args.from_bench}: no charts/ folder there")
+        n = write_from_bench(args.from_bench, args.out, args.seed, args.per_type, args.limit)
+    else:
+        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type)
+    print(f"wrote {n} questions to {args.out / 'questions.jsonl'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
