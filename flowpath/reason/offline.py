@@ -271,7 +271,7 @@ class OfflineReasoner(Reasoner):
             ids = self._named_nodes(ctx, question, 1)[:1]
             return ids, f"the node whose {m_deg.group(1)}-degree is asked"
         if re.search(r"how many (decision nodes|decisions)", ql):
-            return [n.id for n in chart if n.kind == "decision"], "all decision nodes"
+            return [n for n in chart.nodes if chart_kind(ctx, n) == "decision"], "all decision nodes"
         if re.search(r"how many nodes|number of nodes|how many edges (are|exist|does|in) (there )?(in )?the (flow)?chart|number of edges", ql) \
                 and "between" not in ql:
             return list(chart.nodes), "the whole chart is counted"
@@ -323,8 +323,8 @@ class OfflineReasoner(Reasoner):
             # answer names the decision and the question names its branch
             neigh = [(n, "pred") for n in chart.predecessors(best)] + [(n, "succ") for n in chart.successors(best)]
             cands = [(n, rel) for n, rel in neigh
-                     if (rel == "pred" and chart.nodes[n].kind == "decision")
-                     or (rel == "succ" and chart.nodes[best].kind == "decision")]
+                     if (rel == "pred" and chart_kind(ctx, n) == "decision")
+                     or (rel == "succ" and chart_kind(ctx, best) == "decision")]
             if cands:
                 n, rel = max(cands, key=lambda c: q[c[0]])
                 if q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15):
@@ -414,4 +414,11 @@ class OfflineReasoner(Reasoner):
 
 
 def chart_kind(ctx: _ChartContext, nid: str) -> str:
-    return ctx.chart.nodes[nid].kind
+    """The node's kind, with decisions recognised by behaviour too: a transcriber may draw a
+    decision as a plain box, but a question-like text or labelled branches give it away."""
+    node = ctx.chart.nodes[nid]
+    if node.kind != "decision" and node.kind not in ("start", "end"):
+        outs = ctx.chart.out_edges(nid)
+        if (node.text or "").rstrip().endswith("?") or (len(outs) >= 2 and any(e.label for e in outs)):
+            return "decision"
+    return node.kind

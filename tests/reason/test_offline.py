@@ -1,0 +1,180 @@
+"""OfflineReasoner behaviour by question type on small synthetic charts (no LLM)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import networkx as nx
+import pytest
+
+from flowpath.errors import MissingDependencyError
+from flowpath.graph import FlowChart
+from flowpath.models.base import ReasoningRequest
+from flowpath.reason import OfflineReasoner, classify_question, default_reasoner, make_reasoner
+from flowpath.reason.base import parse_final_answer
+from flowpath.reason.offline import quoted_names
+
+
+@pytest.fixture(scope="module")
+def chart() -> FlowChart:
+    return FlowChart.from_edges(
+        [("A", "B"), ("B", "C"), ("C", "D", "Yes"), ("C", "E", "No"), ("E", "B"), ("D", "F"),
+         ("F", "G"), ("G", "H", "Yes"), ("G", "I", "No"), ("H", "J"), ("I", "J")],
+        {"A": "Start", "B": "Boil a pot of salted water", "C": "Is the water boiling?",
+         "D": "Add the pasta to the pot", "E": "Wait two more minutes", "F": "Cook the pasta for ten minutes",
+         "G": "Is the pasta soft?", "H": "Drain the pasta in a colander", "I": "Cook for two more minutes",
+         "J": "End"})
+
+
+def _ask(chart, q, a):
+    res = OfflineReasoner()(ReasoningRequest(chart, q, a))
+    assert res.error is None, res.error
+    return res
+
+
+def _connected(chart, ids) -> bool:
+    return len(ids) <= 1 or nx.is_weakly_connected(chart.to_networkx().subgraph(ids))
+
+
+@pytest.mark.parametrize("question,expected", [
+    ('How many edges exist in the shortest path between ""Start"" and ""End""?', "topological"),
+    ('Is the node ""Add the pasta"" direct successor of the node ""Start""?', "topological"),
+    ("What is the maximum indegree for the flowchart?", "topological"),
+    ("What should be done if the water is not boiling?", "fact_retrieval"),
+    ("If I am currently draining the pasta, what was the step immediately before, and what comes next?",
+     "flow_referential"),
+    ("Mia is cooking dinner for her family. She put a pot of water on the stove. She checks it and it "
+     "does not bubble yet. What should Mia do next according to the recipe she follows?", "applied_scenario"),
+])
+def test_question_type_recognition(question, expected):
+    assert classify_question(question) == expected
+
+
+def test_fact_retrieval_returns_answer_node_and_branch_decision(chart):
+    res = _ask(chart, "What should be done if the water is not boiling yet?", "Wait a couple more minutes")
+    assert "E" in res.node_ids
+    assert "C" in res.node_ids  # the decision whose "No" branch the statement takes
+    assert _connected(chart, res.node_ids)
+    assert len(res.node_ids) <= 3
+
+
+def test_fact_retrieval_plain_step(chart):
+    res = _ask(chart, "What do you use to drain the pasta?", "A colander")
+    assert res.node_ids == ["H"]
+
+
+def test_applied_scenario_path_ends_at_answer(chart):
+    q = ("Tom has added the pasta to the pot and cooked it for ten minutes. He tastes it and the pasta "
+         "is still hard. What should Tom do now according to the recipe?")
+    res = _ask(chart, q, "Cook it for two more minutes")
+    assert "I" in res.node_ids
+    assert "H" not in res.node_ids  # the other branch is not part of the grounding
+    assert _connected(chart, res.node_ids)
+
+
+def test_flow_referential_current_previous_next(chart):
+    q = "If I am currently cooking the pasta for ten minutes, what did I do just before, and what comes next?"
+    res = _ask(chart, q, "Before: added the pasta to the pot; next: check whether the pasta is soft")
+    assert {"D", "F", "G"} <= set(res.node_ids)
+    assert _connected(chart, res.node_ids)
+
+
+def test_flow_referential_walk_from_start(chart):
+    q = "How many steps are there from the 'Start' node to 'Cook the pasta for ten minutes', counting both?"
+    res = _ask(chart, q, "There are 5 steps.")
+    path = nx.shortest_path(chart.to_networkx(), "A", "F")
+    assert set(path) <= set(res.node_ids)
+    assert _connected(chart, res.node_ids)
+
+
+def test_topological_shortest_path(chart):
+    res = _ask(chart, 'How many edges exist in the shortest path between ""Add the pasta to the pot"" and ""End""?', "4")
+    assert res.node_ids[0] == "D" and res.node_ids[-1] == "J"
+    assert len(res.node_ids) - 1 == nx.shortest_path_length(chart.to_networkx(), "D", "J")
+
+
+@pytest.mark.parametrize("a,b,answer", [("D", "C", "Yes"), ("H", "B", "No")])
+def test_topological_direct_successor(chart, a, b, answer):
+    ta, tb = chart.nodes[a].text, chart.nodes[b].text
+    res = _ask(chart, f'Is the node ""{ta}"" direct successor of the node ""{tb}""?', answer)
+    assert {a, b} <= set(res.node_ids)
+
+
+def test_topological_max_degree(chart):
+    res = _ask(chart, "An indegree is the number of incoming edges for a node. What is the maximum indegree for the flowchart?", "2")
+    g = chart.to_networkx()
+    best = max(d for _, d in g.in_degree())
+    assert res.node_ids and all(chart.in_degree(n) == best for n in res.node_ids)
+
+
+def test_bad_requests_are_reported_not_raised():
+    r = OfflineReasoner()
+    assert r(ReasoningRequest(FlowChart(), "q", "a")).error
+    assert r(ReasoningRequest("not a chart", "q", "a")).error  # type: ignore[arg-type]
+    one = FlowChart.from_edges([], {"A": "Only node"})
+    assert r(ReasoningRequest(one, "", "")).node_ids == ["A"]
+
+
+@pytest.mark.parametrize("kwargs", [{"max_gap": 0}, {"anchor_threshold": 0.0}, {"anchor_threshold": 2}])
+def test_bad_settings_raise_value_error(kwargs):
+    with pytest.raises(ValueError):
+        OfflineReasoner(**kwargs)
+
+
+def test_factory():
+    assert isinstance(default_reasoner(), OfflineReasoner)
+    assert make_reasoner("Offline").name == "offline"
+    with pytest.raises(ValueError, match="unknown reasoner"):
+        make_reasoner("oracle-of-delphi")
+
+
+def test_agent_factory_names_extra_when_smolagents_missing(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "smolagents" else real(name, *a))
+    with pytest.raises(MissingDependencyError, match=r"flowpath\[agent\]"):
+        make_reasoner("agent", model=object())
+
+
+def test_reason_import_does_not_load_smolagents():
+    code = "import sys, flowpath.reason; flowpath.reason.default_reasoner(); print('smolagents' in sys.modules, 'torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
+
+
+@pytest.mark.parametrize("answer,ids,unknown,reason", [
+    ({"nodes": ["B", "C"], "reason": "r"}, ["B", "C"], [], "r"),
+    ('```json\n{"nodes": ["C", "Q9"], "reason": "x"}\n```', ["C"], ["Q9"], "x"),
+    (["A", "'B'", "B"], ["A", "B"], [], ""),
+    ("Nodes: A, C\nReason: because", ["A", "C"], [], "because"),
+    ("A path through C then D grounds it", ["A", "C", "D"], [], ""),
+    (None, [], [], ""),
+])
+def test_parse_final_answer(answer, ids, unknown, reason):
+    got = parse_final_answer(answer, list("ABCDEF"))
+    assert got == (ids, unknown, reason)
+
+
+def test_quoted_names():
+    assert quoted_names('Is the node ""Return x"" direct successor of the node ""Start""?') == ["Return x", "Start"]
+    assert quoted_names("no quotes here") == []
+
+
+def test_offline_on_generated_qa_is_well_above_chance():
+    """End to end on procedurally generated charts and templated questions (data_gen.qa)."""
+    from data_gen.qa import make_questions, random_chart
+
+    rng = random.Random(7)
+    tp = fp = fn = 0
+    r = OfflineReasoner()
+    for i in range(30):
+        fc, _ = random_chart(rng)
+        for q in make_questions(fc, f"c{i}", rng):
+            res = r(ReasoningRequest(fc, q["question"], q["answer"]))
+            p, g = set(res.node_ids), set(q["gold"])
+            tp, fp, fn = tp + len(p & g), fp + len(p - g), fn + len(g - p)
+    f1 = 2 * tp / (2 * tp + fp + fn)
+    assert f1 > 0.8
