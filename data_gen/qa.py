@@ -197,6 +197,15 @@ def paraphrase(text: str, rng: random.Random) -> str:
     return frame.format(core)
 
 
+def loose(text: str, rng: random.Random) -> str:
+    """A loose mention of a node: about two thirds of its content words, verb often dropped."""
+    words = [w for w in text.rstrip("?.").split() if w.lower() not in ("the", "a", "an", "is", "are", "does", "do")]
+    if len(words) > 2 and rng.random() < 0.6:
+        words = words[1:]  # drop the leading verb ("Clean the seed tray" -> "seed tray")
+    keep = [w for w in words if rng.random() < 0.75] or words[-1:]
+    return " ".join(keep).lower()
+
+
 def _quote(text: str) -> str:
     return f'""{text}""'
 
@@ -253,6 +262,18 @@ def make_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_t
                             f"What happens when it is {cond}the case that {subject[0].lower() + subject[1:]}?",
                             f"Which action follows when '{subject}' is answered {e.label}?"])
             add("fact_retrieval", q, paraphrase(text[e.target], rng), [d, e.target])
+        elif steps and rng.random() < 0.5:
+            # a detail question: the object is named, the action is the answer
+            n = rng.choice(steps)
+            verb, _, obj = text[n].partition(" ")
+            if not obj:
+                continue
+            before = [p for p in chart.predecessors(n) if chart.nodes[p].kind not in ("start", "decision")]
+            ctx_txt = f" after you {loose(text[before[0]], rng)}" if before and rng.random() < 0.5 else ""
+            q = rng.choice([f"What should you do with {obj}{ctx_txt}?", f"Which action involves {obj}{ctx_txt}?",
+                            f"What happens to {loose(obj, rng) or obj}{ctx_txt}?"])
+            a = rng.choice([f"{verb} it", f"It gets {verb.lower()}ed", f"You {verb.lower()} it"])
+            add("fact_retrieval", q, a, [n])
         elif steps:
             s = rng.choice(steps)
             succ = [t for t in chart.successors(s) if chart.nodes[t].kind not in ("end", "decision")]
@@ -279,17 +300,23 @@ def make_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_t
             path = path[-4:]
         name = rng.choice(NAMES)
         done = [n for n in path[:-1] if chart.nodes[n].kind != "decision"]
+        # the story mentions the steps loosely (some words kept, verbs swapped) and not every
+        # one of them, as real scenario questions do; the gold is still the whole path
         facts = []
-        for n in done:
-            words = paraphrase(text[n], random.Random(rng.random()))
-            facts.append(rng.choice([f"{name} has already finished the part where they {words.lower()}.",
-                                     f"Earlier, {name} took care to {words.lower()}.",
-                                     f"{name} remembers having to {words.lower()}."]))
+        for j, n in enumerate(done):
+            if j and rng.random() < 0.3:
+                continue
+            words = loose(text[n], rng)
+            facts.append(rng.choice([f"{name} has already dealt with {words}.",
+                                     f"Earlier, {name} spent some time on {words}.",
+                                     f"{name} remembers the part about {words}."]))
         for a, b in zip(path, path[1:]):
             if chart.nodes[a].kind == "decision":
                 lab = next((e.label for e in chart.out_edges(a) if e.target == b and e.label), None)
                 if lab:
-                    facts.append(f"When asked '{text[a]}', the answer was {lab.lower()}.")
+                    subject = loose(text[a], rng)
+                    facts.append(f"Checking {subject}, {name} finds the answer is {lab.lower()}."
+                                 if rng.random() < 0.5 else f"When asked '{text[a]}', the answer was {lab.lower()}.")
         q = (f"{name} is working through a procedure on a quiet afternoon. " + " ".join(facts)
              + f" What should {name} do next according to the chart?")
         add("applied_scenario", q, paraphrase(text[target], rng), path)

@@ -129,6 +129,10 @@ class OfflineReasoner(Reasoner):
             raise ValueError(f"anchor_threshold must be in (0, 1], got {anchor_threshold}")
         self.max_gap = max_gap
         self.anchor_threshold = anchor_threshold
+        # scenario stories mention earlier steps loosely: a lower bar for upstream mentions,
+        # a higher one for reaching further back (set on generated QA, data_gen/qa.py)
+        self.scenario_threshold = min(anchor_threshold, 0.34)
+        self.scenario_far_threshold = 0.5
         self._cache: tuple[int, FlowChart, _ChartContext] | None = None
 
     # -- public --------------------------------------------------------------------------------
@@ -341,7 +345,7 @@ class OfflineReasoner(Reasoner):
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         ancestors = nx.ancestors(ctx.g, best)
         # the scenario's situation: question-mentioned nodes upstream of the answer
-        cands = [n for n in ancestors if n != best and q[n] >= self.anchor_threshold
+        cands = [n for n in ancestors if n != best and q[n] >= self.scenario_threshold
                  and chart_kind(ctx, n) not in ("start", "end")]
         anchors = [best]
         if cands:
@@ -350,7 +354,7 @@ class OfflineReasoner(Reasoner):
             near = [n for n in cands if n in dist]
             if near:
                 anchors.append(min(near, key=lambda n: (dist[n], -q[n])))
-                far = [n for n in near if dist[n] <= self.max_gap // 2 + 1 and q[n] >= 0.7]
+                far = [n for n in near if dist[n] <= self.max_gap // 2 + 1 and q[n] >= self.scenario_far_threshold]
                 if far:
                     anchors.append(max(far, key=lambda n: dist[n]))
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
