@@ -20,17 +20,23 @@ from flowpath.errors import require
 BACKENDS = ("openai", "transformers", "litellm")
 
 
-def make_model(backend: str = "openai", *, model_id: str | None = None, api_base: str | None = None,
-               api_key_env: str = "OPENAI_API_KEY", timeout: float = 60.0, max_retries: int = 1,
-               temperature: float | None = 0.0, max_new_tokens: int = 1024, **kwargs: Any) -> Any:
+def make_model(backend: str | None = None, *, model_id: str | None = None, api_base: str | None = None,
+               api_key_env: str | None = None, timeout: float = 60.0, max_retries: int = 1,
+               temperature: float | None = 0.0, max_new_tokens: int = 1024, device: str | None = None,
+               **kwargs: Any) -> Any:
     """Build a smolagents ``Model`` for a backend.
+
+    Settings not passed are read from the environment, so the CLI's ``--reasoner agent`` works
+    without code: ``FLOWPATH_LLM_BACKEND`` (default ``openai``), ``FLOWPATH_LLM_MODEL``,
+    ``FLOWPATH_LLM_URL``, ``FLOWPATH_LLM_KEY_ENV`` (default ``OPENAI_API_KEY``).
 
     Args:
         backend: one of `BACKENDS`.
         model_id: server model name (``openai``/``litellm``) or a local directory (``transformers``).
         api_base: server URL for ``openai`` (e.g. ``http://localhost:8000/v1``) or ``litellm``.
-        api_key_env: name of the environment variable holding the API key; a local server
-            without auth works with the variable unset.
+        api_key_env: name of the environment variable holding the API key (never the key
+            itself); a local server without auth works with the variable unset.
+        device: ``transformers`` only: torch device map (default ``cpu``); ignored by API backends.
         timeout: per-request network timeout in seconds (API backends).
         max_retries: client retries on connection errors (API backends); each failure is
             reported per question by the reasoner, so keep this small.
@@ -47,11 +53,16 @@ def make_model(backend: str = "openai", *, model_id: str | None = None, api_base
         flowpath.errors.MissingDependencyError: the backend's package is not installed.
     """
     require("smolagents", "agent", "LLM reasoning")
+    backend = backend or os.environ.get("FLOWPATH_LLM_BACKEND", "openai")
+    model_id = model_id or os.environ.get("FLOWPATH_LLM_MODEL")
+    api_base = api_base or os.environ.get("FLOWPATH_LLM_URL")
+    api_key_env = api_key_env or os.environ.get("FLOWPATH_LLM_KEY_ENV", "OPENAI_API_KEY")
     key = backend.strip().lower()
     if key not in BACKENDS:
         raise ValueError(f"unknown LLM backend {backend!r}; expected one of {BACKENDS}")
     if not model_id:
-        raise ValueError(f"backend {key!r} needs model_id (a model name, or a local directory for transformers)")
+        raise ValueError(f"backend {key!r} needs model_id (a model name, or a local directory for "
+                         "transformers): pass model_id= or set FLOWPATH_LLM_MODEL")
     extra = {} if temperature is None else {"temperature": temperature}
     if key == "openai":
         require("openai", "agent", "the OpenAI-compatible backend")
@@ -76,7 +87,8 @@ def make_model(backend: str = "openai", *, model_id: str | None = None, api_base
     require("torch", "models", "the local transformers backend")
     from smolagents import TransformersModel
 
-    return TransformersModel(model_id=str(path), device_map=kwargs.pop("device_map", "cpu"),
+    dev = device if device and device != "auto" else "cpu"
+    return TransformersModel(model_id=str(path), device_map=kwargs.pop("device_map", dev),
                              max_new_tokens=max_new_tokens, **kwargs)
 
 
