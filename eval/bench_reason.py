@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -34,8 +35,33 @@ def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
     return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
 
 
-def run(bench: Path, reasoner_name: str = "offline", limit: int | None = None) -> dict[str, Any]:
-    """Score a reasoner on a benchmark-layout folder in oracle mode."""
+def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
+    """A copy of ``chart`` whose node texts carry OCR-like character errors (substitution,
+    deletion, merged words) at ``rate`` per character: how robust is matching to a noisy
+    transcription?"""
+    out = chart.copy()
+    confusable = {"l": "1", "1": "l", "o": "0", "0": "o", "e": "c", "c": "e", "m": "rn", "i": "l", "s": "5", "a": "o"}
+    for node in out:
+        chars = []
+        for ch in node.text:
+            r = rng.random()
+            if r < rate / 3:
+                chars.append(confusable.get(ch.lower(), ch))
+            elif r < 2 * rate / 3:
+                continue
+            elif r < rate and ch == " ":
+                continue
+            else:
+                chars.append(ch)
+        node.text = "".join(chars)
+    return out
+
+
+def run(bench: Path, reasoner_name: str = "offline", limit: int | None = None, noise: float = 0.0,
+        seed: int = 0) -> dict[str, Any]:
+    """Score a reasoner on a benchmark-layout folder in oracle mode (optionally with noisy node
+    texts, ``noise`` = per-character error rate)."""
+    rng = random.Random(seed)
     reasoner = make_reasoner(reasoner_name)
     questions = [json.loads(line) for line in (bench / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     if limit:
@@ -50,6 +76,8 @@ def run(bench: Path, reasoner_name: str = "offline", limit: int | None = None) -
         if q["chart"] not in charts:
             rec = json.loads((bench / "charts" / f"{q['chart']}.json").read_text(encoding="utf-8"))
             charts[q["chart"]] = parse_mermaid(rec["mermaid"], strict=False)
+            if noise > 0:
+                charts[q["chart"]] = corrupt_texts(charts[q["chart"]], noise, rng)
         chart = charts[q["chart"]]
         t0 = time.perf_counter()
         res = reasoner(ReasoningRequest(chart, q["question"], q["answer"]))
@@ -84,11 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--json", type=Path, default=None, help="write the full report (with per-question records)")
     p.add_argument("--errors", type=int, default=0, help="print this many mismatching questions")
+    p.add_argument("--noise", type=float, default=0.0,
+                   help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
     if not (args.bench / "questions.jsonl").is_file():
         p.error(f"{args.bench}: no questions.jsonl")
-    rep = run(args.bench, args.reasoner, args.limit)
-    print(f"{rep['bench']}  reasoner={rep['reasoner']}  questions={rep['questions']}  "
+    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise)
+    print(f"{rep['bench']}  reasoner={rep['reasoner']}  noise={args.noise}  questions={rep['questions']}  "
           f"type-recognition accuracy={rep['type_accuracy']:.3f}")
     print(f"{'slice':<22}{'n':>6}{'P':>8}{'R':>8}{'F1':>8}{'exact':>8}")
     for k in sorted(rep["table"], key=lambda k: (k != "overall", k.startswith("domain:"), k)):

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -112,9 +112,16 @@ class NodeIndex:
         for nid, ntext, ntoks in zip(self.ids, self.texts, self.token_sets):
             inter = ntoks & ttoks
             iw = sum(self.weight(t) for t in inter)
+            # OCR'd node texts misspell words ("bo1l", "watr"): a near-identical longer token
+            # still counts, discounted
+            rest = [t for t in ttoks - inter if len(t) >= 4]
+            if rest:
+                for u in ntoks - inter:
+                    if len(u) >= 4 and process.extractOne(u, rest, scorer=fuzz.ratio, score_cutoff=80) is not None:
+                        iw += 0.8 * self.weight(u)
             n_weight = sum(self.weight(t) for t in ntoks) or 1e-9
-            node_cov = iw / n_weight
-            text_cov = iw / t_weight
+            node_cov = min(iw / n_weight, 1.0)
+            text_cov = min(iw / t_weight, 1.0)
             nlow = ntext.lower().strip()
             if nlow and len(nlow) >= 3:
                 # partial_ratio catches a node quoted inside a long question (and vice versa);
