@@ -407,6 +407,13 @@ def write_from_bench(src: Path, out: Path, seed: int, per_type: int = 1, limit: 
     (out / "charts").mkdir(parents=True, exist_ok=True)
     n_q = 0
     files = sorted((src / "charts").glob("*.json"))[: limit or None]
+    # the source set's questions know each chart's domain when its chart JSON does not
+    domains: dict[str, str] = {}
+    if (src / "questions.jsonl").is_file():
+        for line in (src / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                d = json.loads(line)
+                domains.setdefault(d.get("chart", ""), d.get("domain", "synthetic"))
     with open(out / "questions.jsonl", "w", encoding="utf-8") as fq:
         for f in files:
             rec = json.loads(f.read_text(encoding="utf-8"))
@@ -420,7 +427,7 @@ def write_from_bench(src: Path, out: Path, seed: int, per_type: int = 1, limit: 
             png = f.with_suffix(".png")
             if png.exists():
                 shutil.copyfile(png, out / "charts" / png.name)
-            domain = rec.get("domain", "synthetic")
+            domain = rec.get("domain") or domains.get(cid, "synthetic")
             for q in make_questions(chart, cid, rng, per_type=per_type, domain=domain):
                 fq.write(json.dumps(q) + "\n")
                 n_q += 1
