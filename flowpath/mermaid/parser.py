@@ -69,6 +69,7 @@ _OTHER_DIAGRAM_RE = re.compile(
     r"(sequenceDiagram|classDiagram|stateDiagram(-v2)?|erDiagram|gantt|pie|journey|gitGraph|mindmap"
     r"|timeline|quadrantChart|requirementDiagram|C4\w+|sankey(-beta)?|xychart(-beta)?|block(-beta)?"
     r"|packet(-beta)?|kanban|architecture(-beta)?)\b")
+_FRONT_MATTER_RE = re.compile(r"^[ \t]*---[ \t]*$", re.M)
 _DIR_ALIASES = {">": "LR", "<": "RL", "^": "BT", "v": "TB"}
 _EDGE_ID_RE = re.compile(r"([\w-]+)@(?=[-=.~<xo])")
 _CLASS_SUFFIX_RE = re.compile(r":::[\w-]+(?:,[\w-]+)*")
@@ -236,10 +237,14 @@ class _Parser:
                     self.i = self.eol() if end < 0 else end + 3
                 else:
                     self.skip_to_eol()
-            elif s.startswith("---", self.i) and not self.header_seen:
-                close = re.compile(r"^[ \t]*---[ \t]*$", re.M).search(s, self.eol() + 1)
+            elif _FRONT_MATTER_RE.match(s, self.i) and not self.header_seen:
+                close = _FRONT_MATTER_RE.search(s, self.eol() + 1)
                 if close is None:
-                    raise self.error("front matter opened with '---' is never closed")
+                    if self.strict:
+                        raise self.error("front matter opened with '---' is never closed")
+                    self.warn("ignored a '---' line")
+                    self.skip_to_eol()
+                    continue
                 self.i = close.end()
             else:
                 return
@@ -434,8 +439,11 @@ class _Parser:
                 if end < 0 or end >= line_end:
                     raise self.error(f"unterminated string in the label of node {nid!r}", j)
                 expected = " or ".join(repr(c) for c, _ in closers)
+                k = end + 1
+                while k < line_end and s[k] in " \t":
+                    k += 1
                 raise self.error(f"expected {expected} to close node {nid!r} after its quoted label "
-                                 f"(use #quot; for a quote inside a label)", end + 1)
+                                 f"(use #quot; for a quote inside a label)", k)
             return self.salvage_label(nid, opener, closers, j, quoted=True)
         # unquoted: up to the closing bracket at nesting depth 0
         depth = 0
@@ -609,7 +617,7 @@ class _Parser:
                     k += 1
                 if k < line_end and s[k] == "|":
                     self.i = k + 1
-                    return decode_text(s[j + 1: q])
+                    return self.unquote_label(s[j: q + 1])
         end = s.find("|", start + 1, line_end)
         if end < 0:
             if self.strict:
@@ -624,6 +632,8 @@ class _Parser:
 
     @staticmethod
     def unquote_label(raw: str) -> str | None:
+        """Link text -> label: quotes removed (inner whitespace kept), markdown strings and
+        entities decoded; ``None`` for a blank label."""
         if len(raw) >= 2 and raw[0] == raw[-1] == '"':
             raw = raw[1:-1]
             if len(raw) >= 2 and raw[0] == raw[-1] == "`":

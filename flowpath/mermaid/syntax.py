@@ -125,12 +125,13 @@ def decode_entity(name: str) -> str | None:
     """Mermaid's ``#name;`` / ``#123;`` entity -> its character(s); ``None`` if unknown."""
     if name.isdigit():
         code = int(name)
-        return chr(code) if 0 < code < 0x110000 else None
+        return chr(code) if 0 <= code < 0x110000 and not 0xD800 <= code < 0xE000 else None
     if name[:1] in "xX" and len(name) > 1:
         try:
-            return chr(int(name[1:], 16))
+            code = int(name[1:], 16)
         except ValueError:
             return None
+        return chr(code) if 0 <= code < 0x110000 and not 0xD800 <= code < 0xE000 else None
     out = html.unescape(f"&{name};")
     return None if out == f"&{name};" else out
 
