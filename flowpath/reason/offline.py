@@ -345,7 +345,7 @@ class OfflineReasoner(Reasoner):
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         ancestors = nx.ancestors(ctx.g, best)
         # the scenario's situation: question-mentioned nodes upstream of the answer
-        cands = [n for n in ancestors if n != best and q[n] >= self.scenario_threshold
+        cands = [n for n in ctx.index.ids if n in ancestors and n != best and q[n] >= self.scenario_threshold
                  and chart_kind(ctx, n) not in ("start", "end")]
         anchors = [best]
         if cands:

@@ -90,13 +90,13 @@ class NodeIndex:
         course" when the question quotes "Compare a language course") is not a new anchor."""
         i = self.ids.index(nid)
         hit = self.token_sets[i] & text_tokens
-        total = sum(self.weight(t) for t in hit)
+        total = math.fsum(self.weight(t) for t in hit)
         if total <= 0:
             return 0.0
         covered: set[str] = set()
         for c in chosen:
             covered |= self.token_sets[self.ids.index(c)]
-        return sum(self.weight(t) for t in hit - covered) / total
+        return math.fsum(self.weight(t) for t in hit - covered) / total
 
     def weight(self, tok: str) -> float:
         # a token no node has is worth little: it cannot discriminate between nodes
@@ -106,20 +106,20 @@ class NodeIndex:
         """For each node: (how much of the node the text covers, how much of the text the node
         covers), both in [0, 1], IDF-weighted, blended with fuzzy similarity."""
         ttoks = set(tokens(text))
-        t_weight = sum(self.weight(t) for t in ttoks) or 1e-9
+        t_weight = math.fsum(self.weight(t) for t in ttoks) or 1e-9
         low = text.lower()
         out: dict[str, tuple[float, float]] = {}
         for nid, ntext, ntoks in zip(self.ids, self.texts, self.token_sets):
             inter = ntoks & ttoks
-            iw = sum(self.weight(t) for t in inter)
+            iw = math.fsum(self.weight(t) for t in inter)  # fsum: exact, so independent of set order
             # OCR'd node texts misspell words ("bo1l", "watr"): a near-identical longer token
             # still counts, discounted
-            rest = [t for t in ttoks - inter if len(t) >= 4]
+            rest = sorted(t for t in ttoks - inter if len(t) >= 4)
             if rest:
-                for u in ntoks - inter:
+                for u in sorted(ntoks - inter):
                     if len(u) >= 4 and process.extractOne(u, rest, scorer=fuzz.ratio, score_cutoff=80) is not None:
                         iw += 0.8 * self.weight(u)
-            n_weight = sum(self.weight(t) for t in ntoks) or 1e-9
+            n_weight = math.fsum(self.weight(t) for t in ntoks) or 1e-9
             node_cov = min(iw / n_weight, 1.0)
             text_cov = min(iw / t_weight, 1.0)
             nlow = ntext.lower().strip()

@@ -178,3 +178,26 @@ def test_offline_on_generated_qa_is_well_above_chance():
             tp, fp, fn = tp + len(p & g), fp + len(p - g), fn + len(g - p)
     f1 = 2 * tp / (2 * tp + fp + fn)
     assert f1 > 0.8
+
+
+def test_results_do_not_depend_on_hash_seed():
+    """Ties must not be broken by set iteration order (which varies with PYTHONHASHSEED)."""
+    import os
+
+    code = (
+        "import random, json\n"
+        "from data_gen.qa import random_chart, make_questions\n"
+        "from flowpath.reason import OfflineReasoner\n"
+        "from flowpath.models.base import ReasoningRequest\n"
+        "rng = random.Random(3); r = OfflineReasoner(); out = []\n"
+        "for i in range(15):\n"
+        "    fc, _ = random_chart(rng)\n"
+        "    for q in make_questions(fc, 'c', rng):\n"
+        "        out.append(r(ReasoningRequest(fc, q['question'], q['answer'])).node_ids)\n"
+        "print(json.dumps(out))\n")
+    runs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        runs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                   env=env, cwd=str(__import__("tests.markers").markers.REPO_ROOT)).stdout)
+    assert runs[0] == runs[1]
