@@ -288,7 +288,8 @@ def make_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_t
         if len(steps) < 3:
             break
         target = rng.choice(steps)
-        preds = [p for p in nx.ancestors(g, target) if chart.nodes[p].kind not in ("start", "end")]
+        anc = nx.ancestors(g, target)
+        preds = [p for p in chart.nodes if p in anc and chart.nodes[p].kind not in ("start", "end")]
         if not preds:
             continue
         src = rng.choice(preds)
