@@ -131,7 +131,8 @@ def _match_branch(chart: FlowChart, node_id: str, wanted: Any) -> list[Edge]:
     """The outgoing edges of ``node_id`` that the branch ``wanted`` selects.
 
     ``wanted`` may be a condition (``"yes"``, ``True``, ``"No"``), the edge label text or part of
-    it, or the target node id.
+    it, or the target node id. At a two-way decision with one ``yes``/``no`` label, the opposite
+    answer selects the other branch (``"no"`` at ``Yes``/``Out of stock``).
     """
     edges = chart.out_edges(node_id)
     if isinstance(wanted, bool):
@@ -147,6 +148,12 @@ def _match_branch(chart: FlowChart, node_id: str, wanted: Any) -> list[Edge]:
         if len({e.target for e in hit}) > 1:
             raise ToolInputError(f"branch {wanted!r} of node {node_id!r} is ambiguous; "
                                  f"{_branches(chart, node_id)}.")
+    if not hit and want in ("yes", "no") and len({e.target for e in edges}) == 2:
+        # a two-way decision labelled "Yes" / "Out of stock": "no" is the branch that is not "yes"
+        opposite = "no" if want == "yes" else "yes"
+        other = [e for e in edges if e.condition != opposite]
+        if len(other) < len(edges) and len({e.target for e in other}) == 1:
+            hit = other
     if not hit:
         raise ToolInputError(f"node {node_id!r} has no branch matching {wanted!r}; "
                              f"{_branches(chart, node_id)}.")
