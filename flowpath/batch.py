@@ -3,7 +3,8 @@
 Output layout of `run_attribute` (``OUT_DIR``)::
 
     results.jsonl            one line per question: {"id", "image", "question", "answer",
-                             "node_ids", "letters", "regions", "path_edges", "reason", "trace",
+                             "node_ids", "letters", "regions" (bbox, polygon, score; the
+                             masks are in the parse JSON), "path_edges", "reason", "trace",
                              "timings", "error", "problems", "overlay", ...extra question keys}
     parses/<image>.json      the image's ParsedChart (graph, Mermaid, regions, problems, timings)
     parses/<image>.mmd       the transcribed Mermaid
@@ -332,6 +333,8 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
                 att = Attribution(question=it.question, answer=it.answer, error=_error_text(exc),
                                   source=parsed.source, image_hash=parsed.image_hash)
             rec.update(att.to_dict())
+            for reg in rec["regions"]:  # pixel masks stay in the parse JSON, once per chart
+                reg.pop("mask", None)
             rec["parse"] = f"parses/{name}.json"
             if overlays and att.error is None:
                 rel_overlay = f"overlays/{_safe_name(it.id)}.png"

@@ -19,6 +19,7 @@ h1{font-size:1.4rem} .sum{margin-bottom:1rem} .sum td{padding:0 .8rem 0 0}
 .card.err{border-left:5px solid #d22} .k{color:#666;font-size:.8rem;text-transform:uppercase}
 .nodes{font-family:monospace;font-weight:bold;color:#0052cc} .error{color:#c00;white-space:pre-wrap}
 .reason{font-size:.9rem;color:#333} details{font-size:.8rem}
+.id{color:#444;font-size:.85rem;font-family:monospace;margin-bottom:.3rem}
 """
 
 
@@ -50,7 +51,7 @@ def render_report(records: Sequence[dict[str, Any]], summary: dict[str, Any],
                       f"{_esc(json.dumps(r['trace'], indent=1)[:20000])}</pre></details>")
         cards.append(
             f'<div class="card{" err" if err else ""}" id="{_esc(r.get("id"))}">'
-            f'<div class="k">{_esc(r.get("id"))} · {_esc(r.get("image"))}</div>{img}'
+            f'<div class="id">{_esc(r.get("id"))} · {_esc(r.get("image"))}</div>{img}'
             f'<div class="k">question</div><div>{_esc(r.get("question"))}</div>'
             f'<div class="k">answer</div><div>{_esc(r.get("answer"))}</div>'
             f'<div class="k">nodes</div><div class="nodes">{_esc(nodes)}</div>'
