@@ -1,0 +1,397 @@
+"""Classical (OpenCV) node segmenter: no model, no training, a few hundred ms per chart.
+
+How it finds nodes, in the order the code does it:
+
+1. **Flat regions.** Pixels whose colour differs from a 4-neighbour by more than
+   ``edge_threshold`` are boundary pixels (strokes, text, anti-aliasing). The remaining pixels split
+   into 4-connected flat regions: the chart background, node fills (white or coloured), edge-label
+   boxes, glyph bodies, pockets enclosed by edges.
+2. **Node interiors.** A flat region is a node interior when it does not touch the image border,
+   is big enough, is (nearly) convex once its holes are filled (node shapes are convex or almost:
+   rect, rounded, stadium, diamond, parallelogram, trapezoid, hexagon, circle, cylinder), holds
+   text (holes), and is not a glyph (a glyph is about as wide as its own counters are tall).
+3. **Edge labels out.** An edge-label box is a flat region too, but it has no stroke around it and
+   its text nearly touches its top and bottom; a node has either a stroke or real padding.
+4. **Pieces joined.** Shapes drawn with inner lines (cylinder tops, subroutine bars, double
+   circles) split their interior into pieces; pieces that touch across a thin line and share a
+   full side are merged; a region holding another node-sized region is either its outer ring (a
+   double circle: merged) or a subgraph frame (dropped).
+5. **Outline.** The interior grows outwards through its stroke to the stroke's centre line, which
+   is where Mermaid's node geometry (and hence the gold regions) lies.
+
+Resize policy: images above `CLASSICAL_MAX_PIXELS` (6 Mpx) are processed at the scale that brings
+them within it (a 1600 x 8052 benchmark chart runs at ~0.68x), and regions are mapped back to
+original pixels. Nothing is tiled: the method is local, so its cost is linear in pixels.
+
+>>> import numpy as np
+>>> img = np.full((120, 200, 3), 255, np.uint8)
+>>> img[30:90, 40:160] = 0; img[32:88, 42:158] = 230; img[55:65, 60:140] = 20  # a node with text
+>>> [tuple(round(v) for v in r.bbox) for r in ClassicalSegmenter()([img])[0]]
+[(41, 31, 159, 89)]
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from flowpath.geometry import Region
+from flowpath.models.base import Segmenter
+from flowpath.segment.postprocess import (
+    CLASSICAL_MAX_PIXELS,
+    polygon_of_contour,
+    region_from_polygon,
+    resolve_overlaps,
+    working_scale,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Cand:
+    """A candidate node interior in working-image pixels."""
+
+    label: int
+    x0: int
+    y0: int
+    x1: int  # exclusive
+    y1: int  # exclusive
+    filled: np.ndarray  # bool mask over [y0:y1, x0:x1], holes filled
+    area: int  # flat pixels (without holes)
+    fill_area: int
+    text_h: float  # height of the tallest text blob inside
+    text_box: tuple[int, int, int, int] | None  # bbox of the holes, working pixels
+    solidity: float
+    score: float = 1.0
+
+    @property
+    def w(self) -> int:
+        return self.x1 - self.x0
+
+    @property
+    def h(self) -> int:
+        return self.y1 - self.y0
+
+
+class ClassicalSegmenter(Segmenter):
+    """Finds flowchart nodes with flat-region analysis (see the module docstring).
+
+    Args:
+        max_pixels: images larger than this are processed downscaled (results are still in
+            original pixels).
+        edge_threshold: colour step (max over RGB, 0-255) that separates flat regions.
+        min_size: smallest node side, in working pixels.
+        min_solidity: filled area / convex-hull area below which a region is not a node.
+        with_masks: attach COCO RLE masks to the regions (costs ~1 ms per region).
+    """
+
+    name = "classical"
+
+    def __init__(self, *, max_pixels: int = CLASSICAL_MAX_PIXELS, edge_threshold: int = 20,
+                 min_size: int = 8, min_solidity: float = 0.85, with_masks: bool = True) -> None:
+        if max_pixels < 10_000:
+            raise ValueError(f"max_pixels must be >= 10000, got {max_pixels}")
+        self.max_pixels = int(max_pixels)
+        self.edge_threshold = int(edge_threshold)
+        self.min_size = int(min_size)
+        self.min_solidity = float(min_solidity)
+        self.with_masks = with_masks
+        #: why the last image gave no regions (empty string when it gave some)
+        self.last_reasons: list[str] = []
+
+    def __call__(self, images: list[np.ndarray]) -> list[list[Region]]:
+        from flowpath.io import load_image
+
+        out: list[list[Region]] = []
+        self.last_reasons = []
+        for k, image in enumerate(images):
+            arr = load_image(image, name=f"image {k}")
+            regions, reason = self.segment(arr)
+            if reason:
+                logger.info("image %d: no nodes found (%s)", k, reason)
+            self.last_reasons.append(reason)
+            out.append(regions)
+        return out
+
+    # -- one image -------------------------------------------------------------------------
+    def segment(self, image: np.ndarray) -> tuple[list[Region], str]:
+        """Regions of one RGB image plus a reason string when none were found."""
+        import cv2
+
+        H, W = image.shape[:2]
+        if H < 16 or W < 16:
+            return [], f"image is only {W}x{H} px, too small to hold a flowchart node"
+        scale = working_scale(H, W, self.max_pixels)
+        work = image if scale >= 1.0 else cv2.resize(
+            image, (max(1, round(W * scale)), max(1, round(H * scale))), interpolation=cv2.INTER_AREA)
+        sx = work.shape[1] / W
+        sy = work.shape[0] / H
+        bg = _background_colour(work)
+        flat = ~_boundary_mask(work, self.edge_threshold)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
+        cands = self._candidates(work, labels, stats, n)
+        if not cands:
+            return [], "no closed, text-holding shapes found (not a flowchart, or an unsupported style)"
+        cands = [c for c in cands if not self._is_edge_label(work, c, bg)]
+        cands = _merge_pieces(cands, labels)
+        cands = _drop_frames(cands)
+        regions: list[Region] = []
+        for c in cands:
+            mask, y0, x0 = self._grow_to_stroke(work, c, bg)
+            r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
+            if r is not None:
+                regions.append(r)
+        regions = resolve_overlaps(regions, iou_threshold=0.5, containment=0.9)
+        if not regions:
+            return [], "candidate shapes were all rejected (edge labels, frames or text only)"
+        return regions, ""
+
+    def _region(self, mask: np.ndarray, x0: int, y0: int, score: float, sx: float, sy: float,
+                out_size: tuple[int, int]) -> Region | None:
+        """`Region` of a crop mask at offset ``(x0, y0)`` of a working image scaled by (sx, sy)."""
+        import cv2
+
+        contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            return None
+        c = max(contours, key=cv2.contourArea)
+        if cv2.contourArea(c) < 4:
+            return None
+        # contour points are pixel centres; +0.5 puts the outline on the pixel edges' middle
+        poly = [((x + x0 + 0.5) / sx, (y + y0 + 0.5) / sy) for x, y in polygon_of_contour(c)]
+        return region_from_polygon(poly, out_size[0], out_size[1], score, with_mask=self.with_masks)
+
+    def _candidates(self, work: np.ndarray, labels: np.ndarray, stats: np.ndarray, n: int) -> list[_Cand]:
+        import cv2
+
+        H, W = labels.shape
+        ms = self.min_size
+        out: list[_Cand] = []
+        x, y, w, h, area = (stats[:, i] for i in range(5))
+        keep = (w >= ms) & (h >= ms) & (x > 0) & (y > 0) & (x + w < W) & (y + h < H)
+        keep[0] = keep[0] and False
+        # a node's flat interior covers a good part of its box (a diamond 50 %, text eats some)
+        keep &= area >= 0.2 * w * h
+        for i in np.nonzero(keep)[0]:
+            x0, y0, x1, y1 = int(x[i]), int(y[i]), int(x[i] + w[i]), int(y[i] + h[i])
+            m = (labels[y0:y1, x0:x1] == i).astype(np.uint8)
+            contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            if not contours:
+                continue
+            outer = max(contours, key=cv2.contourArea)
+            filled = np.zeros_like(m)
+            cv2.drawContours(filled, [outer], -1, 1, thickness=-1)
+            filled |= m
+            fill_area = int(filled.sum())
+            if area[i] < 0.3 * fill_area:  # a ring (e.g. a thick stroke), not an interior
+                continue
+            hull_area = cv2.contourArea(cv2.convexHull(outer)) + cv2.arcLength(outer, True) / 2
+            solidity = fill_area / max(hull_area, 1.0)
+            if solidity < self.min_solidity:
+                continue
+            holes = filled.astype(bool) & ~m.astype(bool)
+            if not holes.any():  # nodes hold text; empty pockets between edges do not
+                continue
+            text_h = float(_tallest_line(holes))
+            if w[i] < 2.0 * text_h or h[i] < 1.2 * text_h:
+                continue  # a glyph body around its counters, or a tiny pocket
+            ys, xs = np.nonzero(holes)
+            text_box = (int(xs.min()) + x0, int(ys.min()) + y0, int(xs.max()) + x0 + 1, int(ys.max()) + y0 + 1)
+            out.append(_Cand(int(i), x0, y0, x1, y1, filled.astype(bool), int(area[i]), fill_area,
+                             text_h, text_box, float(solidity),
+                             score=float(np.clip(0.5 + 0.5 * min(solidity, 1.0), 0, 1))))
+        return out
+
+    def _stroke_profile(self, work: np.ndarray, c: _Cand, bg: np.ndarray
+                        ) -> tuple[list[float], np.ndarray, int, int]:
+        """Walk outwards from the interior one pixel ring at a time.
+
+        Returns ``(stroke_fraction per distance 1..maxd, interior crop mask, y0, x0)``. A ring
+        pixel counts as stroke when its colour is not on the line between the fill colour and
+        the background colour (anti-aliasing between fill and background lies on that line, a
+        stroke of its own colour does not).
+        """
+        import cv2
+
+        maxd = max(3, int(round(0.3 * c.text_h)))
+        p = maxd + 2
+        H, W = work.shape[:2]
+        ya, yb, xa, xb = max(c.y0 - p, 0), min(c.y1 + p, H), max(c.x0 - p, 0), min(c.x1 + p, W)
+        m = np.zeros((yb - ya, xb - xa), np.uint8)
+        m[c.y0 - ya:c.y0 - ya + c.h, c.x0 - xa:c.x0 - xa + c.w] = c.filled
+        crop = work[ya:yb, xa:xb].astype(np.float32)
+        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
+        fill = np.median(inner, axis=0).astype(np.float32) if len(inner) else bg.astype(np.float32)
+        seg = bg.astype(np.float32) - fill
+        seg_len2 = float(seg @ seg)
+        cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+        cur = m
+        fracs: list[float] = []
+        for _ in range(maxd):
+            nxt = cv2.dilate(cur, cross)
+            px = crop[nxt.astype(bool) & ~cur.astype(bool)]
+            if len(px) == 0:
+                break
+            t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
+            dist = np.abs(px - (fill + t[:, None] * seg)).max(axis=1)
+            fracs.append(float((dist > 24).mean()))
+            cur = nxt
+        return fracs, m, ya, xa
+
+    @staticmethod
+    def _stroke_width(fracs: list[float]) -> int:
+        """Rings of stroke right outside the interior (ring 1 may still be anti-aliased fill)."""
+        t = 0
+        for d, f in enumerate(fracs):
+            if f > 0.5:
+                t += 1
+            elif t or d >= 1:
+                break
+        return t
+
+    def _is_edge_label(self, work: np.ndarray, c: _Cand, bg: np.ndarray) -> bool:
+        """An edge-label box: Mermaid sizes it to its text, with no stroke. So a region without
+        a stroke whose text (ink of another colour) reaches within a few px of its left or right
+        side is an edge label; nodes keep a padding of about a glyph height around their text."""
+        import cv2
+
+        fracs, m, ya, xa = self._stroke_profile(work, c, bg)
+        if self._stroke_width(fracs) > 0:
+            return False
+        # ink touching the region's edge is not a hole of the flat region: look 2 px further out
+        reach = cv2.dilate(m, np.ones((5, 5), np.uint8)).astype(bool)
+        crop = work[ya:ya + m.shape[0], xa:xa + m.shape[1]].astype(np.int16)
+        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
+        fill = np.median(inner, axis=0).astype(np.int16)
+        ink = reach & (np.abs(crop - fill).max(axis=2) > 60) & (np.abs(crop - bg).max(axis=2) > 60)
+        # keep ink blobs lying mostly inside the region (text), not edges that end at its border
+        n, lab, st, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+        # convex hull: text touching the box edge makes notches in the flat region itself
+        hull = np.zeros_like(m)
+        cv2.fillConvexPoly(hull, cv2.convexHull(cv2.findNonZero(m)), 1)
+        inside = np.bincount(lab[hull.astype(bool)], minlength=n)
+        keep = (inside >= 0.5 * st[:, cv2.CC_STAT_AREA])
+        keep[0] = False
+        ink = keep[lab]
+        if not ink.any():
+            return False
+        cols = np.nonzero(ink.any(axis=0))[0]
+        rows = np.nonzero(m.any(axis=1))[0]
+        box_cols = np.nonzero(m.any(axis=0))[0]
+        hpad = min(cols.min() - box_cols.min(), box_cols.max() - cols.max())
+        ink_rows = np.nonzero(ink.any(axis=1))[0]
+        vpad = min(ink_rows.min() - rows.min(), rows.max() - ink_rows.max())
+        return hpad <= max(3, 0.2 * c.text_h) or vpad <= 0.15 * c.text_h
+
+    def _grow_to_stroke(self, work: np.ndarray, c: _Cand, bg: np.ndarray) -> tuple[np.ndarray, int, int]:
+        """Grow the interior outwards to the centre line of its stroke (where Mermaid's node
+        geometry lies): 1 px of boundary-marked fill, then half the stroke.
+
+        Returns ``(mask, y0, x0)``: a crop mask and its offset in the working image.
+        """
+        import cv2
+
+        fracs, m, ya, xa = self._stroke_profile(work, c, bg)
+        t = self._stroke_width(fracs)
+        grow = 1 + int(round(t / 2.0 + 1e-6))
+        out = cv2.dilate(m, cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), iterations=grow) if grow else m
+        return out.astype(bool), ya, xa
+
+
+def _tallest_line(holes: np.ndarray) -> int:
+    """Height of the tallest run of rows holding text (a text line; lines are separated by at
+    least one empty row of line spacing)."""
+    rows = holes.any(axis=1).astype(np.int8)
+    if not rows.any():
+        return 0
+    edges = np.diff(np.concatenate([[0], rows, [0]]))
+    starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
+    return int((ends - starts).max())
+
+
+def _background_colour(image: np.ndarray) -> np.ndarray:
+    """Most common colour along the image border (white for Mermaid renders), int16 RGB."""
+    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).astype(np.int16)
+    vals, counts = np.unique(border // 4, axis=0, return_counts=True)
+    return (vals[np.argmax(counts)] * 4 + 2).astype(np.int16)
+
+
+def _boundary_mask(image: np.ndarray, threshold: int) -> np.ndarray:
+    """Pixels on either side of a colour step larger than ``threshold`` (max over RGB)."""
+    a = image.astype(np.int16)
+    dx = np.abs(a[:, 1:] - a[:, :-1]).max(axis=2) > threshold
+    dy = np.abs(a[1:] - a[:-1]).max(axis=2) > threshold
+    b = np.zeros(image.shape[:2], bool)
+    b[:, 1:] |= dx
+    b[:, :-1] |= dx
+    b[1:] |= dy
+    b[:-1] |= dy
+    return b
+
+
+def _merge_pieces(cands: list[_Cand], labels: np.ndarray) -> list[_Cand]:
+    """Join interiors split by an inner line (cylinder top, subroutine bars): two pieces whose
+    facing sides are within a stroke's width and whose extents along that side agree."""
+    if len(cands) < 2:
+        return cands
+    merged = True
+    while merged:
+        merged = False
+        for a in range(len(cands)):
+            for b in range(a + 1, len(cands)):
+                A, B = cands[a], cands[b]
+                tol = max(2, int(0.25 * min(A.text_h, B.text_h))) if A.text_h and B.text_h else 3
+                gap_tol = max(3, int(0.2 * max(A.text_h, B.text_h)))
+                # stacked vertically (cylinder top lens over its body)
+                vert = (abs(A.x0 - B.x0) <= tol and abs(A.x1 - B.x1) <= tol
+                        and (0 <= B.y0 - A.y1 <= gap_tol or 0 <= A.y0 - B.y1 <= gap_tol))
+                # side by side (subroutine bars)
+                horiz = (abs(A.y0 - B.y0) <= tol and abs(A.y1 - B.y1) <= tol
+                         and (0 <= B.x0 - A.x1 <= gap_tol or 0 <= A.x0 - B.x1 <= gap_tol))
+                if vert or horiz:
+                    cands[a] = _union(A, B)
+                    del cands[b]
+                    merged = True
+                    break
+            if merged:
+                break
+    return cands
+
+
+def _union(A: _Cand, B: _Cand) -> _Cand:
+    """Bounding union of two pieces, with the gap between them filled."""
+    import cv2
+
+    x0, y0, x1, y1 = min(A.x0, B.x0), min(A.y0, B.y0), max(A.x1, B.x1), max(A.y1, B.y1)
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    m[A.y0 - y0:A.y1 - y0, A.x0 - x0:A.x1 - x0] |= A.filled.astype(np.uint8)
+    m[B.y0 - y0:B.y1 - y0, B.x0 - x0:B.x1 - x0] |= B.filled.astype(np.uint8)
+    pts = cv2.findNonZero(m)
+    hull = cv2.convexHull(pts)
+    filled = np.zeros_like(m)
+    cv2.fillConvexPoly(filled, hull, 1)
+    tb = [b for b in (A.text_box, B.text_box) if b is not None]
+    text_box = (min(b[0] for b in tb), min(b[1] for b in tb), max(b[2] for b in tb), max(b[3] for b in tb)) if tb else None
+    return _Cand(A.label, x0, y0, x1, y1, filled.astype(bool), A.area + B.area, int(filled.sum()),
+                 max(A.text_h, B.text_h), text_box, min(A.solidity, B.solidity), max(A.score, B.score))
+
+
+def _drop_frames(cands: list[_Cand]) -> list[_Cand]:
+    """A candidate whose filled area holds other candidates is a subgraph frame (dropped), unless
+    it holds exactly one that fills most of it: then it is the outer ring of a double circle
+    (kept, the inner one dropped)."""
+    drop: set[int] = set()
+    for a, A in enumerate(cands):
+        inside = [b for b, B in enumerate(cands) if b != a and B.x0 >= A.x0 and B.y0 >= A.y0
+                  and B.x1 <= A.x1 and B.y1 <= A.y1
+                  and A.filled[(B.y0 + B.y1) // 2 - A.y0, (B.x0 + B.x1) // 2 - A.x0]]
+        if not inside:
+            continue
+        if len(inside) == 1 and cands[inside[0]].fill_area >= 0.4 * A.fill_area:
+            drop.add(inside[0])
+        else:
+            drop.add(a)
+    return [c for i, c in enumerate(cands) if i not in drop]

@@ -1,0 +1,124 @@
+"""Shared glue of the segmenters (numpy + OpenCV + pycocotools, no torch).
+
+* Resize policy: `working_scale` picks the factor an image is processed at.
+* `region_from_mask`: a binary mask -> `Region` (polygon, xyxy bbox, COCO RLE, score), in
+  original-image pixels.
+* `resolve_overlaps`: drop duplicates and nested detections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from flowpath.geometry import Region, box_iou_matrix
+
+#: Images above this many pixels are processed downscaled (the classical segmenter's cost is
+#: linear in pixels; 2x-scale Mermaid renders still have 2 px strokes at this budget).
+CLASSICAL_MAX_PIXELS = 6_000_000
+
+
+def working_scale(height: int, width: int, max_pixels: int = CLASSICAL_MAX_PIXELS) -> float:
+    """Scale factor (<= 1) that brings an ``height x width`` image within ``max_pixels``."""
+    if height <= 0 or width <= 0:
+        raise ValueError(f"image has zero size {height}x{width}")
+    return min(1.0, float(np.sqrt(max_pixels / float(height * width))))
+
+
+def encode_polygon_rle(polygon: Sequence[Sequence[float]], height: int, width: int) -> dict:
+    """COCO RLE (``{"size": [h, w], "counts": str}``) of a polygon in an ``h x w`` image."""
+    from pycocotools import mask as mask_utils
+
+    flat = [float(v) for p in polygon for v in p]
+    rles = mask_utils.frPyObjects([flat], height, width)
+    rle = mask_utils.merge(rles)
+    return {"size": [int(rle["size"][0]), int(rle["size"][1])], "counts": rle["counts"].decode("ascii")}
+
+
+def encode_mask_rle(mask: np.ndarray) -> dict:
+    """COCO RLE of a full-image binary mask."""
+    from pycocotools import mask as mask_utils
+
+    rle = mask_utils.encode(np.asfortranarray(mask.astype(np.uint8)))
+    return {"size": [int(rle["size"][0]), int(rle["size"][1])], "counts": rle["counts"].decode("ascii")}
+
+
+def decode_rle(rle: dict) -> np.ndarray:
+    """Binary ``(h, w)`` mask of a COCO RLE produced by the encoders above."""
+    from pycocotools import mask as mask_utils
+
+    counts = rle["counts"]
+    r = {"size": list(rle["size"]), "counts": counts.encode("ascii") if isinstance(counts, str) else counts}
+    return mask_utils.decode(r).astype(bool)
+
+
+def polygon_of_contour(contour: np.ndarray, epsilon_frac: float = 0.004) -> list[tuple[float, float]]:
+    """Simplified outline of an OpenCV contour (Douglas-Peucker at a fraction of the perimeter)."""
+    import cv2
+
+    peri = cv2.arcLength(contour, True)
+    approx = cv2.approxPolyDP(contour, max(0.5, epsilon_frac * peri), True).reshape(-1, 2)
+    if len(approx) < 3:
+        approx = contour.reshape(-1, 2)
+    return [(float(x), float(y)) for x, y in approx]
+
+
+def region_from_polygon(polygon: list[tuple[float, float]], height: int, width: int, score: float,
+                        with_mask: bool = True) -> Region:
+    """A `Region` whose bbox is the polygon's extent clipped to the image."""
+    arr = np.asarray(polygon, dtype=float)
+    arr[:, 0] = np.clip(arr[:, 0], 0, width)
+    arr[:, 1] = np.clip(arr[:, 1], 0, height)
+    pts = [(float(x), float(y)) for x, y in arr]
+    bbox = (float(arr[:, 0].min()), float(arr[:, 1].min()), float(arr[:, 0].max()), float(arr[:, 1].max()))
+    mask = encode_polygon_rle(pts, height, width) if with_mask else None
+    return Region(bbox=bbox, polygon=pts, score=float(np.clip(score, 0.0, 1.0)), mask=mask)
+
+
+def region_from_mask(mask: np.ndarray, score: float, scale: float = 1.0,
+                     out_size: tuple[int, int] | None = None, with_mask: bool = True) -> Region | None:
+    """`Region` of the largest blob of ``mask``; coordinates are divided by ``scale`` to map a
+    downscaled working image back to the original (size ``out_size = (h, w)``)."""
+    import cv2
+
+    m = mask.astype(np.uint8)
+    contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    c = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(c) < 4:
+        return None
+    poly = polygon_of_contour(c)
+    # +0.5: a pixel-index contour runs through pixel centres; the region spans whole pixels
+    poly = [((x + 0.5) / scale, (y + 0.5) / scale) for x, y in poly]
+    h, w = out_size if out_size else mask.shape[:2]
+    return region_from_polygon(poly, h, w, score, with_mask=with_mask)
+
+
+def resolve_overlaps(regions: list[Region], iou_threshold: float = 0.5,
+                     containment: float = 0.85) -> list[Region]:
+    """Greedy NMS by score: a region is dropped when it overlaps a kept one by IoU >=
+    ``iou_threshold``, or when ``containment`` of its box lies inside a kept (higher-scoring)
+    region's box. Returns kept regions, best first."""
+    if not regions:
+        return []
+    order = sorted(range(len(regions)), key=lambda i: -regions[i].score)
+    boxes = np.array([regions[i].bbox for i in order], dtype=float)
+    iou = box_iou_matrix(boxes, boxes)
+    areas = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
+    kept: list[int] = []
+    for j in range(len(order)):
+        drop = False
+        for k in kept:
+            if iou[j, k] >= iou_threshold:
+                drop = True
+                break
+            ix = max(0.0, min(boxes[j, 2], boxes[k, 2]) - max(boxes[j, 0], boxes[k, 0]))
+            iy = max(0.0, min(boxes[j, 3], boxes[k, 3]) - max(boxes[j, 1], boxes[k, 1]))
+            if ix * iy / areas[j] >= containment:
+                drop = True
+                break
+        if not drop:
+            kept.append(j)
+    return [regions[order[j]] for j in kept]
