@@ -18,6 +18,7 @@ Node order and edge order are the order of first appearance and are preserved.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -133,6 +134,7 @@ _YES = {"yes", "y", "true", "t", "1", "ok", "pass", "passed", "success", "valid"
 _NO = {"no", "n", "false", "f", "0", "fail", "failed", "failure", "invalid"}
 
 
+@functools.lru_cache(maxsize=4096)  # pure and hot: graph tools compare conditions per edge
 def normalize_condition(label: str | None) -> str | None:
     """Map an edge label to a branch condition: ``"yes"``, ``"no"``, the stripped lower-case
     free text, or ``None`` for an unlabelled edge."""

@@ -174,30 +174,11 @@ def _conditions(chart: FlowChart, conditions: Any) -> dict[str, frozenset[str]]:
     return out
 
 
-def _succ(chart: FlowChart, nid: str, allowed: dict[str, frozenset[str]]) -> list[str]:
-    targets = chart.successors(nid)
-    only = allowed.get(nid)
-    return targets if only is None else [t for t in targets if t in only]
-
-
-def _pred_lists(chart: FlowChart) -> dict[str, list[str]]:
-    cache = _cache(chart)
-    preds = cache.get("pred")
-    if preds is None:
-        preds = cache["pred"] = {n: chart.predecessors(n) for n in chart.nodes}
-    return preds
-
-
-def _succ_lists(chart: FlowChart) -> dict[str, list[str]]:
-    cache = _cache(chart)
-    succs = cache.get("succ")
-    if succs is None:
-        succs = cache["succ"] = {n: chart.successors(n) for n in chart.nodes}
-    return succs
-
-
-def _reach(adj: dict[str, list[str]], start: str, levels: int | None) -> list[str]:
-    """Nodes reachable from ``start`` in at most ``levels`` steps, nearest first, without ``start``."""
+def _reach(chart: FlowChart, start: str, levels: int | None, forward: bool) -> list[str]:
+    """Nodes reachable from ``start`` (against the arrows unless ``forward``) in at most
+    ``levels`` steps, nearest first, without ``start``. Walks the chart's edge indexes directly:
+    no per-call adjacency lists to build."""
+    index = chart._out if forward else chart._in
     seen = {start}
     order: list[str] = []
     frontier = [start]
@@ -205,7 +186,8 @@ def _reach(adj: dict[str, list[str]], start: str, levels: int | None) -> list[st
     while frontier and (levels is None or depth < levels):
         nxt = []
         for n in frontier:
-            for m in adj[n]:
+            for e in index[n]:
+                m = e.target if forward else e.source
                 if m not in seen:
                     seen.add(m)
                     order.append(m)
@@ -253,7 +235,7 @@ def get_ancestors(chart: FlowChart, node_id: str, levels: int | None = None,
     key = ("anc", nid, lv)
     ids = cache.get(key)
     if ids is None:
-        ids = cache[key] = _reach(_pred_lists(chart), nid, lv)
+        ids = cache[key] = _reach(chart, nid, lv, forward=False)
     return _statements(chart, ids, include_statements)
 
 
@@ -266,7 +248,7 @@ def get_descendants(chart: FlowChart, node_id: str, levels: int | None = None,
     key = ("desc", nid, lv)
     ids = cache.get(key)
     if ids is None:
-        ids = cache[key] = _reach(_succ_lists(chart), nid, lv)
+        ids = cache[key] = _reach(chart, nid, lv, forward=True)
     return _statements(chart, ids, include_statements)
 
 
@@ -282,7 +264,7 @@ def get_neighbours(chart: FlowChart, node_id: str, include_statements: bool = Fa
         Successor ids (each once).
     """
     nid = resolve_node_id(chart, node_id)
-    return _statements(chart, _succ_lists(chart)[nid], include_statements)
+    return _statements(chart, chart.successors(nid), include_statements)
 
 
 def in_degree(chart: FlowChart, node_id: str) -> int:
@@ -381,11 +363,12 @@ def _bfs(chart: FlowChart, roots: list[str], allowed: dict[str, frozenset[str]])
     seen = set(roots)
     order = list(dict.fromkeys(roots))
     queue = deque(order)
-    succs = _succ_lists(chart)
+    out = chart._out
     while queue:
         n = queue.popleft()
         only = allowed.get(n)
-        for m in succs[n]:
+        for e in out[n]:
+            m = e.target
             if m not in seen and (only is None or m in only):
                 seen.add(m)
                 order.append(m)
@@ -396,7 +379,7 @@ def _bfs(chart: FlowChart, roots: list[str], allowed: dict[str, frozenset[str]])
 def _dfs(chart: FlowChart, roots: list[str], allowed: dict[str, frozenset[str]]) -> list[str]:
     seen: set[str] = set()
     order: list[str] = []
-    succs = _succ_lists(chart)
+    out = chart._out
     stack = list(reversed(roots))
     while stack:
         n = stack.pop()
@@ -405,7 +388,8 @@ def _dfs(chart: FlowChart, roots: list[str], allowed: dict[str, frozenset[str]])
         seen.add(n)
         order.append(n)
         only = allowed.get(n)
-        for m in reversed(succs[n]):
+        for e in reversed(out[n]):
+            m = e.target
             if m not in seen and (only is None or m in only):
                 stack.append(m)
     return order
@@ -416,11 +400,12 @@ def _shortest(chart: FlowChart, start: str, end: str, allowed: dict[str, frozens
         return [start]
     parent = {start: start}
     queue = deque([start])
-    succs = _succ_lists(chart)
+    out = chart._out
     while queue:
         n = queue.popleft()
         only = allowed.get(n)
-        for m in succs[n]:
+        for e in out[n]:
+            m = e.target
             if m in parent or (only is not None and m not in only):
                 continue
             parent[m] = n
@@ -505,7 +490,7 @@ def next_hop(chart: FlowChart, node_id: str, condition: str | bool | None = None
             exactly one successor.
     """
     nid = resolve_node_id(chart, node_id)
-    succ = _succ_lists(chart)[nid]
+    succ = chart.successors(nid)
     if condition is None or (isinstance(condition, str) and not condition.strip()):
         if not succ:
             return None
