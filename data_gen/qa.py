@@ -311,7 +311,7 @@ def make_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_t
             facts.append(rng.choice([f"{name} has already dealt with {words}.",
                                      f"Earlier, {name} spent some time on {words}.",
                                      f"{name} remembers the part about {words}."]))
-        for a, b in zip(path, path[1:]):
+        for a, b in zip(path, path[1:], strict=False):
             if chart.nodes[a].kind == "decision":
                 lab = next((e.label for e in chart.out_edges(a) if e.target == b and e.label), None)
                 if lab:

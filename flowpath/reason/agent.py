@@ -116,6 +116,7 @@ class AgentReasoner(Reasoner):
         tools_factory: ``chart -> list[smolagents.Tool]``; defaults to
             ``flowpath.agent.tools.make_graph_tools``.
         show_image: send the labelled image in the first step when the request has one.
+        max_image_side: downscale the image so its longer side is at most this (``None``: never).
         **backend_kwargs: see ``model``.
 
     >>> # AgentReasoner(backend="openai", model_id="gpt-4o", api_base="https://api.openai.com/v1")
@@ -125,13 +126,14 @@ class AgentReasoner(Reasoner):
 
     def __init__(self, model: Any = None, *, max_steps: int = 8,
                  tools_factory: Callable[[FlowChart], list[Any]] | None = None,
-                 show_image: bool = True, **backend_kwargs: Any) -> None:
+                 show_image: bool = True, max_image_side: int | None = 2048, **backend_kwargs: Any) -> None:
         require("smolagents", "agent", "AgentReasoner")
         if max_steps < 1:
             raise ValueError(f"max_steps must be >= 1, got {max_steps}")
         self.model = resolve_model(model, **backend_kwargs)
         self.max_steps = max_steps
         self.show_image = show_image
+        self.max_image_side = max_image_side
         if tools_factory is None:
             from flowpath.agent.tools import make_graph_tools
 
@@ -189,7 +191,7 @@ class AgentReasoner(Reasoner):
         images = None
         if self.show_image and request.labelled_image is not None:
             try:
-                images = [to_pil(request.labelled_image)]
+                images = [to_pil(request.labelled_image, self.max_image_side)]
             except ValueError as exc:
                 return Reasoning([], error=str(exc))
         try:

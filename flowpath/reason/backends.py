@@ -76,8 +76,8 @@ def make_model(backend: str | None = None, *, model_id: str | None = None, api_b
         require("litellm", "agent", "the LiteLLM backend")
         from smolagents import LiteLLMModel
 
-        api_key = os.environ.get(api_key_env)
-        return LiteLLMModel(model_id=model_id, api_base=api_base, api_key=api_key, timeout=timeout,
+        litellm_key = os.environ.get(api_key_env)
+        return LiteLLMModel(model_id=model_id, api_base=api_base, api_key=litellm_key, timeout=timeout,
                             num_retries=max_retries, **extra, **kwargs)
     # transformers: local directory only, so no hub access can happen
     path = Path(model_id).expanduser()

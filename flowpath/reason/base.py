@@ -44,16 +44,30 @@ def node_listing(chart: FlowChart, max_chars: int = 160) -> str:
     return "\n".join(lines)
 
 
-def to_pil(image: Any) -> Any:
-    """An RGB ``PIL.Image`` from an ``(H, W, 3)`` uint8 array (or a PIL image, passed through)."""
+def to_pil(image: Any, max_side: int | None = None) -> Any:
+    """An RGB ``PIL.Image`` from an ``(H, W, 3)`` uint8 array (or a PIL image).
+
+    Args:
+        image: the labelled chart.
+        max_side: shrink (keeping the aspect ratio) so the longer side is at most this many
+            pixels; benchmark charts reach 8000 px, far beyond what a VLM looks at.
+
+    Raises:
+        ValueError: not an ``(H, W, 3)`` uint8 image.
+    """
     from PIL import Image
 
     if isinstance(image, Image.Image):
-        return image.convert("RGB")
-    arr = np.asarray(image)
-    if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
-        raise ValueError(f"labelled_image must be an (H, W, 3) uint8 array, got shape {arr.shape} dtype {arr.dtype}")
-    return Image.fromarray(arr, "RGB")
+        pil = image.convert("RGB")
+    else:
+        arr = np.asarray(image)
+        if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8 or 0 in arr.shape:
+            raise ValueError(f"labelled_image must be an (H, W, 3) uint8 array, got shape {arr.shape} dtype {arr.dtype}")
+        pil = Image.fromarray(arr, "RGB")
+    if max_side and max(pil.size) > max_side:
+        scale = max_side / max(pil.size)
+        pil = pil.resize((max(1, round(pil.width * scale)), max(1, round(pil.height * scale))), Image.Resampling.LANCZOS)
+    return pil
 
 
 def _as_obj(answer: Any) -> Any:

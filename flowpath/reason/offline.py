@@ -151,7 +151,7 @@ class OfflineReasoner(Reasoner):
             ids = [i for i in dict.fromkeys(ids) if i in chart.nodes]
             if not ids:  # never return nothing when the chart has nodes: best overall match
                 ids, why = [self._best_overall(ctx, request.question or "", request.answer or "")], "fallback: best text match"
-            trace = [{"step": "classify", "type": qtype}, {"step": "select", "node_ids": ids}]
+            trace: list[dict[str, Any]] = [{"step": "classify", "type": qtype}, {"step": "select", "node_ids": ids}]
             return Reasoning(ids, reason=f"[{qtype}] {why}", trace=trace)
         except Exception as exc:  # per-question failure is reported, never raised
             return Reasoning([], error=f"offline reasoner failed: {type(exc).__name__}: {exc}")
@@ -233,7 +233,7 @@ class OfflineReasoner(Reasoner):
         if len(ordered) <= 1:
             return ordered
         out: list[str] = [ordered[0]]
-        for a, b in zip(ordered, ordered[1:]):
+        for a, b in zip(ordered, ordered[1:], strict=False):
             p = (self._path(ctx, a, b, relevance, statement, max_gap=max_gap)
                  or self._path(ctx, b, a, relevance, statement, max_gap=max_gap))
             out.extend(p if p else [b])

@@ -19,15 +19,18 @@ class SoMReasoner(Reasoner):
         model: a smolagents ``Model`` (vision-capable); or build one from ``backend_kwargs``
             (see `flowpath.reason.backends.make_model`).
         list_marks: tell the model which marks exist (the chart's ids), without node texts.
+        max_image_side: downscale the image so its longer side is at most this (``None``: never).
         **backend_kwargs: backend settings when ``model`` is ``None``.
     """
 
     name = "som"
 
-    def __init__(self, model: Any = None, *, list_marks: bool = True, **backend_kwargs: Any) -> None:
+    def __init__(self, model: Any = None, *, list_marks: bool = True, max_image_side: int | None = 2048,
+                 **backend_kwargs: Any) -> None:
         require("smolagents", "agent", "SoMReasoner")
         self.model = resolve_model(model, **backend_kwargs)
         self.list_marks = list_marks
+        self.max_image_side = max_image_side
         self.template = load_prompt("som")
 
     def __call__(self, request: ReasoningRequest) -> Reasoning:
@@ -40,7 +43,7 @@ class SoMReasoner(Reasoner):
         marks = f"Marks in the image: {', '.join(valid)}\n" if (self.list_marks and valid) else ""
         text = self.template.format(question=request.question.strip(), answer=request.answer.strip(), nodes=marks)
         try:
-            image = to_pil(request.labelled_image)
+            image = to_pil(request.labelled_image, self.max_image_side)
         except ValueError as exc:
             return Reasoning([], error=str(exc))
         messages = [ChatMessage(role=MessageRole.USER,

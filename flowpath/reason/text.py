@@ -109,7 +109,7 @@ class NodeIndex:
         t_weight = math.fsum(self.weight(t) for t in ttoks) or 1e-9
         low = text.lower()
         out: dict[str, tuple[float, float]] = {}
-        for nid, ntext, ntoks in zip(self.ids, self.texts, self.token_sets):
+        for nid, ntext, ntoks in zip(self.ids, self.texts, self.token_sets, strict=True):
             inter = ntoks & ttoks
             iw = math.fsum(self.weight(t) for t in inter)  # fsum: exact, so independent of set order
             # OCR'd node texts misspell words ("bo1l", "watr"): a near-identical longer token
@@ -140,7 +140,7 @@ def best_quoted_match(index: NodeIndex, quote: str) -> tuple[str | None, float]:
     """The node whose text best equals ``quote`` (a node name cited in a question)."""
     q = quote.strip().strip("\"'").strip().lower()
     best, best_s = None, 0.0
-    for nid, ntext in zip(index.ids, index.texts):
+    for nid, ntext in zip(index.ids, index.texts, strict=True):
         s = fuzz.ratio(q, ntext.lower().strip()) / 100.0
         if s > best_s:
             best, best_s = nid, s

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import networkx as nx
+import numpy as np
 import pytest
 
 from flowpath.errors import MissingDependencyError
@@ -201,3 +202,20 @@ def test_results_do_not_depend_on_hash_seed():
         runs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                                    env=env, cwd=str(__import__("tests.markers").markers.REPO_ROOT)).stdout)
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("shape,max_side,expected", [((100, 300, 3), 150, (150, 50)), ((40, 60, 3), 2048, (60, 40)),
+                                                     ((40, 60, 3), None, (60, 40))])
+def test_to_pil_downscales_large_images(shape, max_side, expected):
+    from flowpath.reason.base import to_pil
+
+    assert to_pil(np.zeros(shape, np.uint8), max_side).size == expected
+
+
+@pytest.mark.parametrize("bad", [np.zeros((10, 10), np.uint8), np.zeros((0, 5, 3), np.uint8),
+                                 np.zeros((5, 5, 3), np.float32)], ids=["2d", "empty", "float"])
+def test_to_pil_rejects_bad_images(bad):
+    from flowpath.reason.base import to_pil
+
+    with pytest.raises(ValueError, match="labelled_image"):
+        to_pil(bad)
