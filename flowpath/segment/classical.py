@@ -160,8 +160,12 @@ class ClassicalSegmenter(Segmenter):
         c = max(contours, key=cv2.contourArea)
         if cv2.contourArea(c) < 4:
             return None
-        # contour points are pixel centres; +0.5 puts the outline on the pixel edges' middle
-        poly = [((x + x0 + 0.5) / sx, (y + y0 + 0.5) / sy) for x, y in polygon_of_contour(c)]
+        # contour points are the centres of the outermost pixels; the mask's true outline runs
+        # half a pixel further out (pixel i spans [i, i + 1))
+        pts = np.asarray(polygon_of_contour(c), dtype=float)
+        centre = pts.mean(axis=0)
+        pts = pts + 0.5 + 0.5 * np.sign(pts - centre)
+        poly = [((x + x0) / sx, (y + y0) / sy) for x, y in pts]
         return region_from_polygon(poly, out_size[0], out_size[1], score, with_mask=self.with_masks)
 
     def _candidates(self, work: np.ndarray, labels: np.ndarray, stats: np.ndarray, n: int) -> list[_Cand]:
