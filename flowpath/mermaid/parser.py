@@ -29,6 +29,7 @@ from flowpath.mermaid.syntax import (
     LINK_RE,
     LINK_START_RE,
     OPENERS,
+    decode_quoted,
     decode_text,
 )
 
@@ -434,7 +435,7 @@ class _Parser:
                 k = self.match_closer(end + 1, closers)
                 if k is not None:
                     self.i, shape = k
-                    return shape, decode_text(s[j + 1: end])
+                    return shape, decode_quoted(s[j + 1: end])
             if self.strict:
                 if end < 0 or end >= line_end:
                     raise self.error(f"unterminated string in the label of node {nid!r}", j)
@@ -508,14 +509,14 @@ class _Parser:
         s = self.s
         start = self.i
         k = start + 2
-        depth, in_str = 1, False
+        depth, quote = 1, ""
         while k < self.n:
             c = s[k]
-            if in_str:
-                if c == '"':
-                    in_str = False
-            elif c == '"':
-                in_str = True
+            if quote:
+                if c == quote:
+                    quote = ""
+            elif c in "\"'":
+                quote = c
             elif c == "{":
                 depth += 1
             elif c == "}":
@@ -531,9 +532,9 @@ class _Parser:
         body = s[start + 2: k]
         self.i = min(k + 1, self.n)
         props: dict[str, str] = {}
-        for m in re.finditer(r'([\w-]+)\s*:\s*("(?:[^"]*)"|[^,\n}]*)', body):
+        for m in re.finditer(r"""([\w-]+)\s*:\s*("[^"]*"|'[^']*'|[^,\n}]*)""", body):
             val = m.group(2).strip()
-            if len(val) >= 2 and val[0] == val[-1] == '"':
+            if len(val) >= 2 and val[0] == val[-1] and val[0] in "\"'":
                 val = val[1:-1]
             props[m.group(1)] = val
         if nid in self.edge_ids or (not ({"shape", "label", "img", "icon"} & props.keys())
@@ -549,9 +550,7 @@ class _Parser:
             shape = AT_SHAPES.get(name, "rect")
         text = props.get("label")
         if text is not None:
-            text = decode_text(text)
-            if text.startswith("`") and text.endswith("`") and len(text) >= 2:
-                text = _strip_markdown(text[1:-1])
+            text = decode_text(text)  # backticks stay literal here, as Mermaid renders them
         elif nid in self.chart.nodes:
             text = self.chart.nodes[nid].text
         return shape, text, False
@@ -679,7 +678,7 @@ class _Parser:
             end = s.find('"', self.i + 1, self.eol())
             if end < 0:
                 raise self.error("unterminated subgraph title", self.i)
-            title = decode_text(s[self.i + 1: end])
+            title = decode_quoted(s[self.i + 1: end])
             self.i = end + 1
         elif m is not None:
             after = m.end()
@@ -696,7 +695,7 @@ class _Parser:
                     close = s.find("]", q + 1 if q >= 0 else j, self.eol())
                     if q < 0 or close < 0 or s[q + 1: close].strip():
                         raise self.error(f"subgraph {sid!r}: malformed title", k)
-                    title = decode_text(s[j + 1: q])
+                    title = decode_quoted(s[j + 1: q])
                 else:
                     close = s.find("]", j, self.eol())
                     if close < 0:

@@ -152,7 +152,8 @@ def encode_text(text: str, *, pipe: bool = False) -> str:
 
     Escapes exactly what would otherwise change meaning: ``"``, a ``#`` that would start an
     entity, a literal ``<br>``, control characters, a leading backtick (markdown string), and
-    ``|`` when the text goes between pipes. Newlines become ``<br>``.
+    ``|`` when the text goes between pipes. Newlines become ``<br>``. Checked against Mermaid
+    11's own parser by ``tests/core/test_mermaid_vs_mermaidjs.py``.
     """
     out = _ENTITY_RE.sub(lambda m: "#35;" + m.group(0)[1:], text)
     out = _BR_RE.sub(lambda m: "#lt;" + m.group(0)[1:], out)
@@ -163,7 +164,18 @@ def encode_text(text: str, *, pipe: bool = False) -> str:
     out = out.replace("\n", "<br>")
     if out.startswith("`"):
         out = "#96;" + out[1:]
+    # Mermaid rejects an empty string (``A[""]``), so "" is written as " " and read back as "";
+    # a text of only spaces is then written with entities to stay distinct.
+    if not out:
+        return " "
+    if not out.strip(" "):
+        return "#32;" * len(out)
     return out
+
+
+def decode_quoted(raw: str) -> str:
+    """The inside of a quoted label -> text; blank (only spaces) reads as "" (see `encode_text`)."""
+    return "" if not raw.strip(" ") else decode_text(raw)
 
 
 #: Statement keywords whose whole statement is styling/interaction: accepted, ignored for the graph.

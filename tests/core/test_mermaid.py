@@ -44,10 +44,11 @@ def _edges(chart: FlowChart) -> list[tuple]:
     ('A["has `code` inside"]', "rect", "has `code` inside"),
     ("A@{ shape: diam, label: \"Decide?\" }", "rhombus", "Decide?"),
     ("A@{ shape: rounded }", "round", "A"),
-    ("A@{shape: cyl, label: 'x'}", "cylinder", "'x'"),
+    ("A@{shape: cyl, label: 'x'}", "cylinder", "x"),
+    ("A@{ shape: doc, label: \"a } b\" }", "rect", "a } b"),
     ("A@{ shape: lean-l, label: \"Out\" }", "lean_left", "Out"),
     ("A@{ shape: trap-t }", "trapezoid_alt", "A"),
-    ("A@{ shape: stadium, label: \"`md **x**`\" }", "stadium", "md x"),
+    ("A@{ shape: stadium, label: \"`md **x**`\" }", "stadium", "`md **x**`"),  # literal, as in Mermaid
     ("A:::warn", "rect", "A"),
     ("A[Styled]:::warn", "rect", "Styled"),
     ("A", "rect", "A"),
