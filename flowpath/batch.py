@@ -91,7 +91,9 @@ def _question_item(d: dict[str, Any], where: str, default_id: str, seen: set[str
     if qid in seen:
         qid = f"{qid}@{default_id}"
     seen.add(qid)
-    item = QuestionItem(id=qid, image=str(d.get("image") or ""), question=d.get("question"),  # type: ignore[arg-type]
+    # benchmark-layout questions without "image" name their chart: charts/<chart>.png
+    image = d.get("image") or (f"charts/{d['chart']}.png" if d.get("chart") else "")
+    item = QuestionItem(id=qid, image=str(image), question=d.get("question"),  # type: ignore[arg-type]
                         answer=d.get("answer"),  # type: ignore[arg-type]
                         extra={k: v for k, v in d.items()
                                if k not in ("id", "image", "question", "answer")})
