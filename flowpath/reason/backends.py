@@ -76,7 +76,9 @@ def make_model(backend: str | None = None, *, model_id: str | None = None, api_b
         require("litellm", "agent", "the LiteLLM backend")
         from smolagents import LiteLLMModel
 
-        litellm_key = os.environ.get(api_key_env)
+        litellm_key = os.environ.get(api_key_env) or ("not-needed" if api_base else None)
+        if _litellm_needs_mcp_skip():
+            kwargs.setdefault("_skip_mcp_handler", True)
         return LiteLLMModel(model_id=model_id, api_base=api_base, api_key=litellm_key, timeout=timeout,
                             num_retries=max_retries, **extra, **kwargs)
     # transformers: local directory only, so no hub access can happen
@@ -90,6 +92,24 @@ def make_model(backend: str | None = None, *, model_id: str | None = None, api_b
     dev = device if device and device != "auto" else "cpu"
     return TransformersModel(model_id=str(path), device_map=kwargs.pop("device_map", dev),
                              max_new_tokens=max_new_tokens, **kwargs)
+
+
+def _litellm_needs_mcp_skip() -> bool:
+    """True when litellm would import its MCP handler (and the optional ``mcp`` package) for
+    any request with tools, and ``mcp`` is not installed. litellm 1.106 does so in
+    ``litellm/main.py::completion`` unless called with ``_skip_mcp_handler=True``; we never use
+    MCP tools, so skipping is safe. Feature-detected, since older litellm lacks the switch."""
+    import importlib.util
+    import inspect
+
+    if importlib.util.find_spec("mcp") is not None:
+        return False
+    try:
+        import litellm.main
+
+        return "_skip_mcp_handler" in inspect.getsource(litellm.main.completion)
+    except (ImportError, OSError, TypeError):
+        return False
 
 
 def resolve_model(model: Any = None, **backend_kwargs: Any) -> Any:

@@ -248,6 +248,18 @@ def test_server_error_is_reported_per_question_and_batch_goes_on(failing_server,
         assert r.error and "agent run failed" in r.error
 
 
+def test_litellm_backend_server_error_is_reported(failing_server, monkeypatch):
+    # litellm would otherwise try to download its model price map at import (no network here)
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from flowpath.reason import make_reasoner
+
+    reasoner = make_reasoner("agent", backend="litellm", model_id="openai/test-model", api_base=failing_server(),
+                             api_key_env="FLOWPATH_TEST_NO_SUCH_KEY", timeout=5.0, max_retries=0)
+    r = reasoner(ReasoningRequest(_chart(), "q", "a", None))
+    assert r.node_ids == [] and "agent run failed" in r.error
+    assert "internal server error" in r.error.lower()  # the server's answer, not a set-up failure
+
+
 def test_som_reasoner_server_error(failing_server):
     from flowpath.reason import make_reasoner
 
