@@ -10,7 +10,7 @@ from flowpath.graph import DIRECTIONS, SHAPES, Edge, FlowChart, Node, Subgraph
 from flowpath.mermaid import MermaidSyntaxError, parse_mermaid, to_mermaid
 from flowpath.mermaid.parser import RESERVED_IDS
 
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 node_ids = st.from_regex(r"[A-Za-z0-9_]{1,4}(-[A-Za-z0-9_]{1,2})?", fullmatch=True).filter(
     lambda s: s not in RESERVED_IDS and not s.startswith("sg_"))
@@ -69,7 +69,7 @@ def test_export_then_parse_is_identity(chart):
     assert back.to_dict() == chart.to_dict(), text
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=50)
 @given(charts(), st.sampled_from(["", "Here is the diagram:\n", "Sure!\n\n"]),
        st.sampled_from(["", "\nLet me know if you need changes.", "\n"]))
 def test_lenient_parse_of_fenced_chatty_export_recovers_the_chart(chart, before, after):
