@@ -63,7 +63,9 @@ class MermaidSyntaxError(FlowPathError, ValueError):
 #: A node id: word characters, with inner ``-``/``.`` allowed between them (``step-1``, ``a.b``).
 ID_RE = re.compile(r"[\w$]+(?:[-.][\w$]+)*")
 #: Words that cannot be node ids because a statement starting with them means something else.
-RESERVED_IDS = frozenset({"end", "subgraph", "graph", "flowchart", "direction", *IGNORED_KEYWORDS})
+#: Checked against Mermaid 11: these make its parser fail where a node id is expected.
+RESERVED_IDS = frozenset({"end", "subgraph", "graph", "flowchart", "flowchart-elk", "classDef", "class",
+                          "style", "linkStyle", "click", "call", "href", "interpolate"})
 
 _HEADER_RE = re.compile(r"(?P<kw>flowchart-elk|flowchart|graph)\b[ \t]*(?P<dir>[A-Za-z]{2}\b|[<>^v](?![\w-]))?")
 _OTHER_DIAGRAM_RE = re.compile(
@@ -76,7 +78,9 @@ _EDGE_ID_RE = re.compile(r"([\w-]+)@(?=[-=.~<xo])")
 _CLASS_SUFFIX_RE = re.compile(r":::[\w-]+(?:,[\w-]+)*")
 _KEYWORD_RE = re.compile(r"[A-Za-z]+")
 # Broken arrows models write; lenient mode reads them as the nearest real link.
-_SLOPPY_LINK_RE = re.compile(r"(?P<tok>->|=>|—>|–>|→|-- >|- ->)")
+_SLOPPY_LINK_RE = re.compile(r"(?P<tok>->|=>|—>|–>|→|⟶|⇒|-- >|- ->)")
+# Sequence-diagram arrows in a flowchart: ``A -->> B``, ``A ->> B``.
+_DOUBLE_HEAD_RE = re.compile(r"(?P<tok>-{1,3}>>)")
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([\w-]*)[^\n]*$", re.M)
 _HEADER_LINE_RE = re.compile(r"^[ \t]*(flowchart-elk|flowchart|graph)\b", re.M)
 _HEADER_ANYWHERE_RE = re.compile(r"\b(flowchart|graph)[ \t]+(TD|TB|BT|LR|RL)\b")
@@ -221,7 +225,26 @@ class _Parser:
                 self.chart.warnings.append(
                     f"line {frame.line}: subgraph {frame.sg.id!r} is never closed with 'end' (closed at the end)")
                 self.close_subgraph()
+        if not self.strict:
+            self.drop_repeated_edges()
         return self.chart
+
+    def drop_repeated_edges(self) -> None:
+        """Lenient mode: a model stuck in a repetition loop writes the same edge many times."""
+        seen: set[tuple] = set()
+        kept, dropped = [], []
+        for e in self.chart.edges:
+            key = (e.source, e.target, e.label, e.stroke, e.head, e.tail)
+            if key in seen:
+                dropped.append(f"{e.source}->{e.target}")
+            else:
+                seen.add(key)
+                kept.append(e)
+        if dropped:
+            self.chart.edges = kept
+            self.chart.reindex()
+            shown = ", ".join(dict.fromkeys(dropped))
+            self.chart.warnings.append(f"dropped {len(dropped)} repeated edge(s): {shown}")
 
     def preamble(self) -> None:
         """Skip blank lines, ``%%`` comments and directives, and a ``---`` front-matter block."""
@@ -332,7 +355,8 @@ class _Parser:
                     self.set_direction(m, top=False)
                 self.i = m.end()
                 return
-        if word in IGNORED_KEYWORDS and (nxt in " \t:" or (word == "accDescr" and nxt == "{")):
+        if word in IGNORED_KEYWORDS and (
+                re.compile(r"[ \t]*[:{]").match(s, after) if word.startswith("acc") else nxt in " \t"):
             if word == "accDescr" and s[after:].lstrip(" \t").startswith("{"):
                 close = s.find("}", after)
                 if close < 0:
@@ -390,6 +414,10 @@ class _Parser:
         if m is None:
             raise self.error(f"expected a node id, found {self.describe(self.i)}")
         nid = m.group()
+        if nid in RESERVED_IDS:
+            if self.strict:
+                raise self.error(f"{nid!r} is a Mermaid keyword and cannot be a node id")
+            self.warn(f"node id {nid!r} is a Mermaid keyword; kept it (to_mermaid cannot write it)")
         self.i = m.end()
         s = self.s
         shape: str | None = None
@@ -562,9 +590,17 @@ class _Parser:
         if em is not None:
             self.edge_ids.add(em.group(1))
             self.i = em.end()
-        m = LINK_RE.match(s, self.i)
         label: str | None = None
-        if m is not None:
+        dh = None if self.strict else _DOUBLE_HEAD_RE.match(s, self.i)
+        if dh is not None:
+            self.repair(f"{dh.group('tok')!r} is not a flowchart link; read as '-->'")
+            self.i = dh.end()
+        m = None if dh is not None else LINK_RE.match(s, self.i)
+        if dh is not None:
+            attrs = {"stroke": "normal", "head": "arrow", "tail": "none", "length": 1}
+        if dh is not None:
+            pass
+        elif m is not None:
             attrs = self._link_attrs(m)
             self.i = m.end()
         else:

@@ -133,7 +133,7 @@ HAND_WRITTEN = [
     "A[a<br>b]", "A[a<br/>b]", "A --> B:::someclass", 'A@{ shape: rect, label: "x" } --> B',
     "A@{ shape: circle } --> B", 'A@{ shape: doc, label: "Doc" }', "A@{shape: cyl, label: 'x'}",
     "Ä --> Ö", "A -->B", "A--> B", "A---B", "A--->B", "A-.->B", "A-..->B", "A==>B", "A===>B",
-    "A ~~~ B", "A ~~~~ B", "A --> |Yes| B", 'A -- "text" --> B', "A[/In/] --> B[\\Out\\]",
+    "A ~~~ B", "A ~~~~ B", "direction --> accTitle", "accDescr --> default", "o --> x --> v", "A --> |Yes| B", 'A -- "text" --> B', "A[/In/] --> B[\\Out\\]",
     "A[/Trap\\] --> B[\\Inv/]", "A>Flag] --> B(((Dbl)))", "A([Pill]) --> B[[Sub]] --> C[(Db)]",
     "A((Circ)) --> B{{Hex}}", "A(-Ell-)", 'A["#quot;x#quot; #amp; #35;1"] --> B',
     'A["`**Bold** and *it*`"]', 'A["`multi\n   line`"]',
@@ -162,6 +162,17 @@ def test_documented_superset(mermaidjs, line):
     text = f"flowchart TD\n    {line}\n"
     assert "err" in mermaidjs([text])[0]
     assert len(parse_mermaid(text).nodes) == 1
+
+
+def test_reserved_ids_are_rejected_by_mermaid_and_by_strict_parsing(mermaidjs):
+    from flowpath.mermaid import MermaidSyntaxError
+    from flowpath.mermaid.parser import RESERVED_IDS
+
+    texts = [f"flowchart TD\n    A --> {word}\n" for word in sorted(RESERVED_IDS)]
+    for text, js in zip(texts, mermaidjs(texts), strict=True):
+        assert "err" in js, text
+        with pytest.raises(MermaidSyntaxError, match="keyword"):
+            parse_mermaid(text)
 
 
 @require_febench
