@@ -343,6 +343,15 @@ def make_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_t
                 path = nx.shortest_path(g, start, c)
             except nx.NetworkXNoPath:
                 continue
+            decisions = [n for n in path if chart.nodes[n].kind == "decision"]
+            if decisions and rng.random() < 0.4:
+                # counting decisions on the way: what is counted (the decisions) and where the
+                # count ends ground it, i.e. the walk from the first decision passed
+                q = f"Upon reaching the '{text[c]}' step, how many decision points have I passed, and what were they?"
+                a = (f"{len(decisions)} decision point{'s' if len(decisions) > 1 else ''}: "
+                     + "; ".join(paraphrase(text[d], rng) for d in decisions))
+                add("flow_referential", q, a, path[path.index(decisions[0]):])
+                continue
             q = f"How many steps are there from the '{text[start]}' node to the '{text[c]}' step, counting both?"
             add("flow_referential", q, f"There are {len(path)} steps.", path)
 

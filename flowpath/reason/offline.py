@@ -36,7 +36,7 @@ _FLOW = re.compile(
     r"series of|sequence of|how many steps|how many (conditional|decision)|starting from|upon (reaching|deciding|completing)|"
     r"what (steps|path)|must have|would have|zeroeth|second step|first step|led me here|leads? to)\b", re.I)
 _SCENARIO_PERSON = re.compile(r"\b([A-Z][a-z]{2,}|Dr\.\s+[A-Z][a-z]+)\s+(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
-_WALK = re.compile(r"\b(how many (steps|operations|actions|nodes)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
+_WALK = re.compile(r"\b(how many (steps|operations|actions|nodes|decisions?|decision points|conditional|conditions|choices|checks)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
 _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
@@ -398,6 +398,7 @@ class OfflineReasoner(Reasoner):
                 if a[n] >= max(0.3, 0.6 * best_a) and (not from_answer or ctx.index.novelty(n, atoks, from_answer) >= 0.5):
                     from_answer.append(n)
             anchors.extend(from_answer)
+        walk = bool(_WALK.search(question))
         if re.search(r"\b(from|starting from) (the )?'?start", question, re.I) and ctx.starts:
             anchors.append(ctx.starts[0])
         if anchors and len(set(anchors)) == 1:
@@ -412,7 +413,6 @@ class OfflineReasoner(Reasoner):
         rel = {n: max(q[n], a.get(n, 0.0)) for n in ctx.index.ids}
         # an explicit walk ("how many steps from X to Y", "what series of operations") asks for
         # the whole path however long; otherwise far-apart anchors are not joined
-        walk = bool(_WALK.search(question))
         ids = self._connect(ctx, anchors, rel, question + " " + answer, max_gap=len(chart) if walk else None)
         return ids, "path through the steps the statement walks"
 
