@@ -1,0 +1,306 @@
+// Browser half of data_gen's Mermaid renderer. Loaded once into a long-lived page next to
+// node_modules/mermaid/dist/mermaid.min.js; Python calls window.fpRender(request) per chart.
+//
+// It renders with the real Mermaid, injects the style CSS (id-prefixed so it wins over
+// Mermaid's own #id rules), measures every node/edge/cluster in root-SVG user units (all
+// transforms applied by the browser's own CTMs), and optionally "bakes" the computed style
+// into inline attributes so that cairosvg sees plain rgb() colours: cairosvg paints hsl()/var()
+// black and does not understand Mermaid's stylesheet cascade reliably.
+(function () {
+  "use strict";
+
+  const BAKE_PROPS = [
+    "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
+    "stroke-linecap", "stroke-linejoin", "opacity", "font-family", "font-size", "font-weight",
+    "font-style", "text-anchor", "dominant-baseline", "alignment-baseline", "display",
+    "visibility",
+  ];
+  const SHAPE_TAGS = new Set(["rect", "polygon", "polyline", "circle", "ellipse", "path", "line"]);
+
+  function toRoot(el, root) {
+    // Matrix from el's user space to the root <svg>'s user space (= viewBox units).
+    const m = root.getScreenCTM().inverse().multiply(el.getScreenCTM());
+    return (x, y) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f];
+  }
+
+  function samplePath(el, map) {
+    const total = el.getTotalLength();
+    const n = Math.max(24, Math.min(400, Math.ceil(total / 1.5)));
+    const pts = [];
+    for (let i = 0; i <= n; i++) {
+      const p = el.getPointAtLength((total * i) / n);
+      pts.push(map(p.x, p.y));
+    }
+    return pts;
+  }
+
+  function shapePoints(el, root) {
+    const map = toRoot(el, root);
+    const tag = el.tagName.toLowerCase();
+    const num = (a) => parseFloat(el.getAttribute(a) || "0");
+    if (tag === "polygon" || tag === "polyline") {
+      const pts = [];
+      for (const p of el.points) pts.push(map(p.x, p.y));
+      return {tag, pts, nsub: 1};
+    }
+    if (tag === "rect") {
+      const x = num("x"), y = num("y"), w = num("width"), h = num("height");
+      const rx = Math.min(parseFloat(el.getAttribute("rx") || el.getAttribute("ry") || "0"), w / 2, h / 2);
+      if (rx > 0.5) {
+        // rounded rect: sample the quarter circles
+        const pts = [];
+        const corners = [[x + w - rx, y + rx, -90], [x + w - rx, y + h - rx, 0], [x + rx, y + h - rx, 90], [x + rx, y + rx, 180]];
+        for (const [cx, cy, a0] of corners) {
+          for (let k = 0; k <= 6; k++) {
+            const a = ((a0 + (90 * k) / 6) * Math.PI) / 180;
+            pts.push(map(cx + rx * Math.cos(a), cy + rx * Math.sin(a)));
+          }
+        }
+        return {tag, pts, nsub: 1};
+      }
+      return {tag, pts: [map(x, y), map(x + w, y), map(x + w, y + h), map(x, y + h)], nsub: 1};
+    }
+    if (tag === "circle" || tag === "ellipse") {
+      const cx = num("cx"), cy = num("cy");
+      const rx = tag === "circle" ? num("r") : num("rx");
+      const ry = tag === "circle" ? num("r") : num("ry");
+      const pts = [];
+      for (let k = 0; k < 64; k++) {
+        const a = (2 * Math.PI * k) / 64;
+        pts.push(map(cx + rx * Math.cos(a), cy + ry * Math.sin(a)));
+      }
+      return {tag, pts, nsub: 1};
+    }
+    if (tag === "path") {
+      const d = el.getAttribute("d") || "";
+      const nsub = (d.match(/[Mm]/g) || []).length;
+      return {tag, pts: samplePath(el, map), nsub};
+    }
+    if (tag === "line") {
+      return {tag, pts: [map(num("x1"), num("y1")), map(num("x2"), num("y2"))], nsub: 1};
+    }
+    return null;
+  }
+
+  function boxOf(el, root) {
+    // Axis-aligned box of el's own bbox corners mapped into root units.
+    let b;
+    try { b = el.getBBox(); } catch (e) { return null; }
+    if (!b || (b.width === 0 && b.height === 0)) return null;
+    const map = toRoot(el, root);
+    const c = [map(b.x, b.y), map(b.x + b.width, b.y), map(b.x + b.width, b.y + b.height), map(b.x, b.y + b.height)];
+    const xs = c.map((p) => p[0]), ys = c.map((p) => p[1]);
+    return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  }
+
+  function textOf(el) {
+    // One string per rendered line (outer tspan), joined with "\n".
+    const outers = el.querySelectorAll("tspan.text-outer-tspan");
+    if (outers.length) return Array.from(outers).map((t) => t.textContent.trim()).join("\n");
+    return (el.textContent || "").trim();
+  }
+
+  function mergeTspans(root) {
+    // Mermaid writes one inner <tspan> per word; cairosvg anchors each tspan on its own, so a
+    // centred line would pile its words on top of each other. One text run per line fixes it.
+    for (const outer of root.querySelectorAll("tspan.text-outer-tspan")) {
+      const inner = outer.querySelectorAll("tspan");
+      if (!inner.length) continue;
+      const first = inner[0];
+      const txt = Array.from(inner).map((t) => t.textContent).join("").replace(/\s+/g, " ").trim();
+      for (const t of inner) if (t !== first) t.remove();
+      first.textContent = txt;
+    }
+  }
+
+  function bake(root) {
+    // getComputedStyle objects are live: read every value first, then write (removing a
+    // class before reading a descendant would change what it computes).
+    const all = [root, ...root.querySelectorAll("*")];
+    const values = all.map((el) => {
+      const cs = window.getComputedStyle(el);
+      const parts = [];
+      for (const p of BAKE_PROPS) {
+        const v = cs.getPropertyValue(p);
+        if (v !== "" && v !== "normal" && v !== "auto") parts.push(p + ":" + v.replace(/"/g, "'"));
+      }
+      return parts.join(";");
+    });
+    all.forEach((el, i) => {
+      const tag = el.tagName.toLowerCase();
+      if (tag === "style" || tag === "defs" || tag === "title" || tag === "desc") return;
+      // presentation attributes (rough.js writes stroke="hsl(...)") are now in the style
+      for (const p of BAKE_PROPS) el.removeAttribute(p);
+      el.setAttribute("style", values[i]);
+      el.removeAttribute("filter");
+      el.removeAttribute("class");
+    });
+    for (const s of root.querySelectorAll("style")) s.remove();
+  }
+
+  function edgeEnds(dataId, nodeIds) {
+    // "L_<src>_<dst>_<k>": ids may contain "_", so try every split against the known ids.
+    const m = /^L_(.*)_(\d+)$/.exec(dataId || "");
+    if (!m) return [null, null, 0];
+    const body = m[1];
+    const parts = body.split("_");
+    for (let i = 1; i < parts.length; i++) {
+      const s = parts.slice(0, i).join("_"), t = parts.slice(i).join("_");
+      if (nodeIds.has(s) && nodeIds.has(t)) return [s, t, parseInt(m[2], 10)];
+    }
+    return [parts[0], parts.slice(1).join("_"), parseInt(m[2], 10)];
+  }
+
+  window.fpRender = async function (req) {
+    const host = document.getElementById("host");
+    host.innerHTML = "";
+    try {
+      mermaid.initialize(req.config);
+    } catch (e) {
+      return {error: "mermaid.initialize: " + (e && e.message ? e.message : String(e))};
+    }
+    let out;
+    try {
+      out = await mermaid.render(req.id, req.text);
+    } catch (e) {
+      // Mermaid leaves its error graphic in the body; drop it so the page stays clean.
+      for (const el of document.querySelectorAll("body > [id^='d" + req.id + "'], body > #" + req.id)) el.remove();
+      return {error: (e && e.message ? e.message : String(e)).trim()};
+    }
+    host.innerHTML = out.svg;
+    const root = host.querySelector("svg");
+    if (req.css) {
+      const st = document.createElementNS("http://www.w3.org/2000/svg", "style");
+      st.textContent = req.css;
+      root.appendChild(st);
+    }
+    mergeTspans(root);
+    const vb = root.viewBox.baseVal;
+    // Show the SVG at 1 CSS px per viewBox unit, so measurements and screenshots agree.
+    root.removeAttribute("style");
+    root.setAttribute("width", String(vb.width));
+    root.setAttribute("height", String(vb.height));
+
+    const nodes = [];
+    const nodeIds = new Set();
+    for (const g of root.querySelectorAll("g.node")) {
+      const m = /^(?:.*?-)?flowchart-(.+)-(\d+)$/.exec(g.id || "");
+      const nid = m ? m[1] : (g.getAttribute("data-id") || g.id);
+      nodeIds.add(nid);
+      let cont = g.querySelector(":scope > .label-container") || g.querySelector(".label-container");
+      let els;
+      if (!cont) {
+        els = Array.from(g.children).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
+      } else if (SHAPE_TAGS.has(cont.tagName.toLowerCase())) {
+        els = [cont];
+      } else {
+        els = Array.from(cont.querySelectorAll("*")).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
+      }
+      const shapes = els.map((e) => shapePoints(e, root)).filter((s) => s && s.pts.length);
+      const label = g.querySelector("g.label");
+      nodes.push({id: nid, dom_id: g.id, shapes, text: label ? textOf(label) : "",
+                  label_box: label ? boxOf(label, root) : null});
+    }
+    const labelBoxes = {};
+    for (const lg of root.querySelectorAll("g.edgeLabel g.label[data-id]")) {
+      labelBoxes[lg.getAttribute("data-id")] = {text: textOf(lg), box: lg.textContent.trim() ? boxOf(lg, root) : null};
+    }
+    const edges = [];
+    for (const p of root.querySelectorAll("path.flowchart-link, path[data-edge='true']")) {
+      const did = p.getAttribute("data-id") || p.id;
+      const [s, t, k] = edgeEnds(did, nodeIds);
+      const map = toRoot(p, root);
+      const total = p.getTotalLength();
+      const n = Math.max(2, Math.min(40, Math.ceil(total / 10)));
+      const pts = [];
+      for (let i = 0; i <= n; i++) {
+        const q = p.getPointAtLength((total * i) / n);
+        pts.push(map(q.x, q.y));
+      }
+      const cls = p.getAttribute("class") || "";
+      const lab = labelBoxes[did] || {text: "", box: null};
+      edges.push({id: did, source: s, target: t, index: k, points: pts,
+                  thickness: (/edge-thickness-(\w+)/.exec(cls) || [null, "normal"])[1],
+                  pattern: (/edge-pattern-(\w+)/.exec(cls) || [null, "solid"])[1],
+                  label: lab.text || null, label_box: lab.box,
+                  marker_end: p.getAttribute("marker-end"), marker_start: p.getAttribute("marker-start")});
+    }
+    const clusters = [];
+    for (const c of root.querySelectorAll("g.cluster")) {
+      const r = c.querySelector(":scope > rect") || c.querySelector("rect, path, polygon");
+      const lab = c.querySelector(".cluster-label");
+      clusters.push({id: c.id, box: r ? boxOf(r, root) : boxOf(c, root), title: lab ? textOf(lab) : ""});
+    }
+    if (req.bake) bake(root);
+    const svg = new XMLSerializer().serializeToString(root);
+    return {svg, viewBox: [vb.x, vb.y, vb.width, vb.height], nodes, edges, clusters};
+  };
+
+  // Graphviz (dot -Tsvg) output: <g class="node"><title>id</title><polygon|ellipse|path>
+  // <text>...</g>, <g class="edge"><title>a&#45;&gt;b</title><path/><polygon/><text/></g>.
+  window.fpMeasureGraphviz = function (req) {
+    const host = document.getElementById("host");
+    host.innerHTML = req.svg;
+    const root = host.querySelector("svg");
+    const vb = root.viewBox.baseVal;
+    root.setAttribute("width", String(vb.width));
+    root.setAttribute("height", String(vb.height));
+    const nodes = [];
+    for (const g of root.querySelectorAll("g.node")) {
+      const title = g.querySelector("title");
+      const els = Array.from(g.children).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
+      const shapes = els.map((e) => shapePoints(e, root)).filter((s) => s && s.pts.length);
+      const texts = Array.from(g.querySelectorAll("text"));
+      let lb = null;
+      for (const t of texts) {
+        const b = boxOf(t, root);
+        if (!b) continue;
+        lb = lb ? [Math.min(lb[0], b[0]), Math.min(lb[1], b[1]), Math.max(lb[2], b[2]), Math.max(lb[3], b[3])] : b;
+      }
+      nodes.push({id: title ? title.textContent.trim() : g.id, dom_id: g.id, shapes,
+                  text: texts.map((t) => t.textContent.trim()).join("\n"), label_box: lb});
+    }
+    const edges = [];
+    for (const g of root.querySelectorAll("g.edge")) {
+      const title = (g.querySelector("title") || {}).textContent || "";
+      const [s, t] = title.split("->");
+      const p = g.querySelector("path");
+      if (!p) continue;
+      const map = toRoot(p, root);
+      const total = p.getTotalLength();
+      const n = Math.max(2, Math.min(40, Math.ceil(total / 10)));
+      const pts = [];
+      for (let i = 0; i <= n; i++) {
+        const q = p.getPointAtLength((total * i) / n);
+        pts.push(map(q.x, q.y));
+      }
+      const head = g.querySelector("polygon");
+      if (head) {
+        // the arrowhead tip is where the edge really ends
+        const hp = shapePoints(head, root).pts;
+        const last = pts[pts.length - 1];
+        let best = hp[0], bd = -1;
+        for (const q of hp) { const d = Math.hypot(q[0] - pts[0][0], q[1] - pts[0][1]); if (d > bd) { bd = d; best = q; } }
+        if (best) pts.push(best); else pts.push(last);
+      }
+      const txt = g.querySelector("text");
+      edges.push({id: g.id, source: (s || "").trim(), target: (t || "").trim(), index: 0, points: pts,
+                  thickness: "normal", pattern: (p.getAttribute("stroke-dasharray") ? "dotted" : "solid"),
+                  label: txt ? txt.textContent.trim() : null, label_box: txt ? boxOf(txt, root) : null,
+                  marker_end: head ? "point" : null, marker_start: null});
+    }
+    const clusters = [];
+    for (const c of root.querySelectorAll("g.cluster")) {
+      const title = c.querySelector("title");
+      const txt = c.querySelector("text");
+      const shp = c.querySelector("polygon, path");
+      clusters.push({id: title ? title.textContent.trim() : c.id, box: shp ? boxOf(shp, root) : null,
+                     title: txt ? txt.textContent.trim() : ""});
+    }
+    bake(root);
+    return {svg: new XMLSerializer().serializeToString(root), viewBox: [vb.x, vb.y, vb.width, vb.height],
+            nodes, edges, clusters};
+  };
+
+  window.fpReady = true;
+})();

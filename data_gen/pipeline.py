@@ -1,0 +1,388 @@
+"""Generation pipeline: sources -> Mermaid render (browser, main process) -> rasterise +
+regions + augmentation + labelled SFT image + write (worker processes), so rasterising chart n
+overlaps rendering chart n+1.
+
+Output folder (every set has the benchmark layout; COCO and SFT are derived from it)::
+
+    OUT/charts/<id>.png, <id>.json   benchmark layout (+ "style", "domain", "edges", "clusters")
+    OUT/coco.json                    COCO instances (category "node"), if "coco" in outputs
+    OUT/sft/<id>.png, OUT/sft.jsonl  Flow2Mermaid SFT (chat messages), if "sft" in outputs
+    OUT/errors.jsonl                 charts skipped, with Mermaid's own error message
+    OUT/summary.json                 counts, timings, options
+
+A chart is done when ``charts/<id>.json`` exists (written last, atomically): a re-run skips done
+charts (resume) and rebuilds ``coco.json``/``sft.jsonl`` from all chart files.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing
+import os
+import random
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from data_gen.styles import FAMILIES, StyleSpec, sample_style
+from flowpath.graph.core import FlowChart
+
+log = logging.getLogger("flowpath.data_gen")
+
+OUTPUTS = ("bench", "coco", "sft")
+
+SFT_PROMPT = (
+    "Transcribe this flowchart into Mermaid flowchart syntax. Each node is marked with a red "
+    "letter; use exactly those letters as node ids, keep every node's text, every edge and every "
+    "edge label."
+)
+
+
+@dataclass
+class ChartJob:
+    """One chart to make."""
+
+    id: str
+    mermaid: str
+    style: StyleSpec
+    domain: str | None = None
+    source: str = "procedural"
+    chart: FlowChart | None = None
+    renderer: str = "mermaid"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class GenConfig:
+    """Options of one generation run (CLI flags map 1:1)."""
+
+    out: Path
+    count: int = 100
+    seed: int = 0
+    workers: int = 2
+    styles: tuple[str, ...] = FAMILIES
+    split: str = "train"
+    min_nodes: int = 3
+    max_nodes: int = 45
+    outputs: tuple[str, ...] = ("bench",)
+    scale: float = 2.0
+    max_width: int = 1600
+    augment: float = 0.0
+    random_text: float = 0.0
+    graphviz: float = 0.0
+    rasterizer: str = "cairo"
+    prefix: str = "gen"
+
+    def __post_init__(self) -> None:
+        self.out = Path(self.out)
+        bad = [s for s in self.styles if s not in FAMILIES]
+        if bad:
+            raise ValueError(f"unknown style families {bad}; expected some of {FAMILIES}")
+        bad = [o for o in self.outputs if o not in OUTPUTS]
+        if bad:
+            raise ValueError(f"unknown outputs {bad}; expected some of {OUTPUTS}")
+        if self.rasterizer not in ("cairo", "browser"):
+            raise ValueError(f"rasterizer must be 'cairo' or 'browser', got {self.rasterizer!r}")
+        if self.workers < 0:
+            raise ValueError(f"workers must be >= 0, got {self.workers}")
+
+
+# -- sources -------------------------------------------------------------------------------
+def procedural_jobs(cfg: GenConfig) -> Iterator[ChartJob]:
+    """Deterministic jobs: chart ``i`` depends only on ``(seed, i)``, so a resumed or sharded run
+    makes exactly the same charts."""
+    from data_gen.procedural import random_flowchart, random_text_labels
+    from flowpath.mermaid import to_mermaid
+
+    for i in range(cfg.count):
+        rng = random.Random(f"{cfg.seed}:{i}")
+        family = cfg.styles[i % len(cfg.styles)]
+        chart, domain = random_flowchart(rng, min_nodes=cfg.min_nodes, max_nodes=cfg.max_nodes)
+        meta: dict[str, Any] = {}
+        if cfg.random_text and rng.random() < cfg.random_text:
+            chart = random_text_labels(chart, rng)
+            meta["random_text"] = True
+        style = sample_style(family, cfg.split, rng, list(chart.nodes),
+                             {n.id: n.kind for n in chart.nodes.values()})
+        renderer = "graphviz" if cfg.graphviz and rng.random() < cfg.graphviz else "mermaid"
+        if cfg.augment and rng.random() < cfg.augment:
+            meta["augment_seed"] = rng.randrange(2**31)
+        yield ChartJob(id=f"{cfg.prefix}{i:06d}", mermaid=to_mermaid(chart), style=style,
+                       domain=domain, chart=chart, renderer=renderer, meta=meta)
+
+
+def file_jobs(cfg: GenConfig, paths: list[Path]) -> Iterator[ChartJob]:
+    """Jobs from user Mermaid: ``.mmd``/``.md`` files (one chart each) or ``.jsonl`` (one
+    ``{"id"?, "mermaid", "domain"?}`` per line). Each chart gets ``cfg.styles`` round-robin."""
+    i = 0
+    for path in paths:
+        path = Path(path)
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as fh:
+                for lineno, line in enumerate(fh, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rec = json.loads(line)
+                        text = rec["mermaid"]
+                    except (json.JSONDecodeError, KeyError, TypeError) as err:
+                        raise ValueError(f"{path}:{lineno}: expected a JSON object with a 'mermaid' string ({err})") from None
+                    cid = str(rec.get("id") or f"{path.stem}_{lineno:06d}")
+                    yield _user_job(cfg, i, cid, text, rec.get("domain"), f"{path}:{lineno}")
+                    i += 1
+        else:
+            text = path.read_text(encoding="utf-8")
+            yield _user_job(cfg, i, path.stem, text, None, str(path))
+            i += 1
+
+
+def _user_job(cfg: GenConfig, i: int, cid: str, text: str, domain: str | None, source: str) -> ChartJob:
+    from data_gen.procedural import random_text_labels
+    from flowpath.mermaid import parse_mermaid, to_mermaid
+
+    rng = random.Random(f"{cfg.seed}:{cid}")
+    chart: FlowChart | None
+    try:
+        chart = parse_mermaid(text, strict=False)
+    except Exception:  # noqa: BLE001 - Mermaid itself is the judge; we only lose the SFT target
+        chart = None
+    meta: dict[str, Any] = {}
+    if chart is not None and cfg.random_text and rng.random() < cfg.random_text:
+        chart = random_text_labels(chart, rng)
+        text = to_mermaid(chart)
+        meta["random_text"] = True
+    family = cfg.styles[i % len(cfg.styles)]
+    ids = list(chart.nodes) if chart else []
+    style = sample_style(family, cfg.split, rng, ids, {n.id: n.kind for n in chart.nodes.values()} if chart else {})
+    if cfg.augment and rng.random() < cfg.augment:
+        meta["augment_seed"] = rng.randrange(2**31)
+    return ChartJob(id=cid, mermaid=text, style=style, domain=domain, source=source, chart=chart, meta=meta)
+
+
+# -- worker side ----------------------------------------------------------------------------
+def finish_chart(task: dict[str, Any]) -> dict[str, Any]:
+    """Rasterise, compute regions, augment, label, write. Runs in a worker process.
+
+    Returns:
+        ``{"id", "ok": True, "nodes": n}`` or ``{"id", "ok": False, "error": str}``.
+    """
+    import numpy as np
+
+    from data_gen.raster import annotate, decode_png, rasterize_svg
+    from flowpath.io import atomic_write_text, save_image
+
+    out = Path(task["out"])
+    cid = task["id"]
+    try:
+        W, H, scale = task["width"], task["height"], tuple(task["scale"])
+        if task.get("png") is not None:
+            img = decode_png(task["png"], W, H)
+        else:
+            img = rasterize_svg(task["svg"], W, H)
+        ann = task.get("annotations") or annotate(task["render"], W, H, scale)
+        if task.get("augment_seed") is not None:
+            from data_gen.augment import augment
+
+            img, ann = augment(img, ann, random.Random(task["augment_seed"]))
+            H, W = img.shape[:2]
+        if not ann["nodes"]:
+            raise ValueError("no node regions found in the rendered SVG")
+        save_image(np.ascontiguousarray(img), out / "charts" / f"{cid}.png")
+        record: dict[str, Any] = {
+            "mermaid": task["mermaid"], "width": int(W), "height": int(H),
+            "scale": [scale[0], scale[1]],
+            "nodes": {k: {"bbox": v["bbox"], "polygon": v["polygon"], "text": v.get("text", ""),
+                          "label_box": v.get("label_box")} for k, v in ann["nodes"].items()},
+            "edges": ann["edges"], "clusters": ann["clusters"],
+            "style": task["style"], "domain": task.get("domain"), "source": task.get("source"),
+            "renderer": task.get("renderer", "mermaid"), "meta": task.get("meta", {}),
+        }
+        if "sft" in task["outputs"] and task.get("chart") is not None:
+            record["sft"] = _write_sft_image(img, ann, task, out)
+        atomic_write_text(out / "charts" / f"{cid}.json", json.dumps(record))
+        return {"id": cid, "ok": True, "nodes": len(ann["nodes"])}
+    except Exception as err:  # noqa: BLE001 - one bad chart must not stop the batch
+        return {"id": cid, "ok": False, "error": f"{type(err).__name__}: {err}"}
+
+
+def _write_sft_image(img: Any, ann: dict[str, Any], task: dict[str, Any], out: Path) -> dict[str, Any] | None:
+    from flowpath.geometry import Region
+    from flowpath.io import save_image
+    from flowpath.labeller import draw_labels
+    from flowpath.labels import letters_to_index
+    from flowpath.mermaid import to_mermaid
+
+    chart = FlowChart.from_dict(task["chart"])
+    ids = [nid for nid in chart.nodes if nid in ann["nodes"]]
+    if len(ids) != len(chart.nodes):
+        return None  # the drawn nodes and the source disagree: no trustworthy target
+    regions = [Region.from_polygon(ann["nodes"][nid]["polygon"]) for nid in ids]
+    labelled, by_letter = draw_labels(img, regions)
+    # draw_labels returns the Region objects it was given, keyed by letter
+    index = {id(r): nid for r, nid in zip(regions, ids)}
+    mapping = {}
+    for letter, reg in by_letter.items():
+        nid = index.get(id(reg))
+        if nid is None:  # fall back to geometry if the labeller copied the regions
+            nid = next(n for n, r in zip(ids, regions) if r.bbox == reg.bbox)
+        mapping[nid] = letter
+    # nodes listed in letter order (A, B, ... Z, AA): the order a reader of the image meets them
+    relabelled = chart.relabel(mapping).to_dict()
+    relabelled["nodes"].sort(key=lambda n: letters_to_index(n["id"]))
+    target = to_mermaid(FlowChart.from_dict(relabelled))
+    save_image(labelled, out / "sft" / f"{task['id']}.png")
+    return {"image": f"sft/{task['id']}.png", "target": target, "letters": mapping}
+
+
+# -- main loop ------------------------------------------------------------------------------
+def run(cfg: GenConfig, jobs: Iterator[ChartJob] | None = None,
+        progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Generate a set. Returns the summary (also written to ``OUT/summary.json``)."""
+    from tqdm import tqdm
+
+    from data_gen.geometry import raster_size
+    from data_gen.render import MermaidError, MermaidRenderer
+
+    out = cfg.out
+    (out / "charts").mkdir(parents=True, exist_ok=True)
+    if "sft" in cfg.outputs:
+        (out / "sft").mkdir(exist_ok=True)
+    jobs = jobs if jobs is not None else procedural_jobs(cfg)
+    t0 = time.time()
+    n_ok = n_skip = n_fail = 0
+    errors_path = out / "errors.jsonl"
+    err_fh = errors_path.open("a", encoding="utf-8")
+    # spawn, not fork: forking a process that runs playwright's driver threads can deadlock
+    pool = (ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("spawn"))
+            if cfg.workers > 0 else None)
+    pending: list[Future[dict[str, Any]]] = []
+    bar = tqdm(total=cfg.count if jobs is None or hasattr(jobs, "__len__") else None, desc="charts",
+               unit="chart", disable=None, dynamic_ncols=True)
+    try:
+        bar.total = cfg.count
+    except Exception:  # noqa: BLE001
+        pass
+
+    def record_error(cid: str, source: str | None, msg: str, stage: str) -> None:
+        nonlocal n_fail
+        n_fail += 1
+        err_fh.write(json.dumps({"id": cid, "source": source, "stage": stage, "error": msg}) + "\n")
+        err_fh.flush()
+        log.warning("chart %s skipped (%s): %s", cid, stage, msg.splitlines()[0] if msg else msg)
+
+    def collect(block: bool) -> None:
+        nonlocal n_ok
+        while pending and (block or pending[0].done()):
+            res = pending.pop(0).result()
+            if res["ok"]:
+                n_ok += 1
+            else:
+                record_error(res["id"], None, res["error"], "rasterise")
+            bar.update(1)
+            if progress:
+                progress(n_ok + n_fail + n_skip, cfg.count)
+
+    renderer = MermaidRenderer()
+    try:
+        for job in jobs:
+            if (out / "charts" / f"{job.id}.json").exists():
+                n_skip += 1
+                bar.update(1)
+                continue
+            try:
+                task = _render_job(renderer, job, cfg, raster_size)
+            except MermaidError as err:
+                record_error(job.id, job.source, str(err), "mermaid")
+                bar.update(1)
+                continue
+            except Exception as err:  # noqa: BLE001 - keep going past one bad chart
+                record_error(job.id, job.source, f"{type(err).__name__}: {err}", "render")
+                bar.update(1)
+                continue
+            if pool is None:
+                pending.append(_done_future(finish_chart(task)))
+            else:
+                pending.append(pool.submit(finish_chart, task))
+            # bounded queue: the browser runs at most 2*workers charts ahead of the writers
+            collect(block=len(pending) >= 2 * max(1, cfg.workers))
+        collect(block=True)
+    finally:
+        renderer.close()
+        if pool is not None:
+            pool.shutdown(wait=True)
+        bar.close()
+        err_fh.close()
+    elapsed = time.time() - t0
+    derived = build_derived(out, cfg.outputs)
+    summary = {"charts_written": n_ok, "charts_skipped_existing": n_skip, "charts_failed": n_fail,
+               "seconds": round(elapsed, 2), "charts_per_second": round(n_ok / elapsed, 3) if elapsed else None,
+               "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in cfg.__dict__.items()},
+               **derived}
+    from flowpath.io import atomic_write_text
+
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
+    return summary
+
+
+def _done_future(result: dict[str, Any]) -> Future[dict[str, Any]]:
+    f: Future[dict[str, Any]] = Future()
+    f.set_result(result)
+    return f
+
+
+def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Callable[..., Any]) -> dict[str, Any]:
+    task: dict[str, Any] = {
+        "id": job.id, "out": str(cfg.out), "mermaid": job.mermaid, "domain": job.domain,
+        "source": job.source, "outputs": list(cfg.outputs), "meta": job.meta,
+        "style": {**job.style.to_dict()}, "augment_seed": job.meta.get("augment_seed"),
+        "chart": job.chart.to_dict() if job.chart is not None else None, "renderer": job.renderer,
+    }
+    if job.renderer == "graphviz" and job.chart is not None:
+        from data_gen.graphviz import dot_svg, to_dot
+
+        rng = random.Random(f"dot:{job.id}")
+        r = renderer.measure_graphviz(dot_svg(to_dot(job.chart, job.style, rng)))
+        W, H, scale = raster_size(r.view_box, scale=cfg.scale, max_width=cfg.max_width)
+        task["style"]["renderer"] = "graphviz"
+        task.update(svg=r.svg, width=W, height=H, scale=list(scale),
+                    render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges,
+                            "clusters": r.clusters})
+        return task
+    if cfg.rasterizer == "browser":
+        probe = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=False)
+        W, H, scale = raster_size(probe.view_box, scale=cfg.scale, max_width=cfg.max_width)
+        r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(),
+                            screenshot_scale=scale[0])
+        task["png"] = r.png
+    else:
+        r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=True)
+        W, H, scale = raster_size(r.view_box, scale=cfg.scale, max_width=cfg.max_width)
+        task["svg"] = r.svg
+    task.update(width=W, height=H, scale=list(scale),
+                render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges,
+                        "clusters": r.clusters})
+    return task
+
+
+# -- derived outputs ---------------------------------------------------------------------------
+def build_derived(out: Path, outputs: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """(Re)build ``coco.json`` and ``sft.jsonl`` from every ``charts/<id>.json``."""
+    files = sorted((out / "charts").glob("*.json"))
+    info: dict[str, Any] = {"charts_total": len(files)}
+    if "coco" in outputs:
+        from data_gen.writers import write_coco
+
+        info["coco"] = write_coco(out, files)
+    if "sft" in outputs:
+        from data_gen.writers import write_sft
+
+        info["sft"] = write_sft(out, files, SFT_PROMPT)
+    return info
+
+
+def default_workers() -> int:
+    return max(1, min(2, (os.cpu_count() or 2)))

@@ -1,0 +1,84 @@
+"""Region verification: each node's polygon (from SVG geometry) against a raster of that node's
+own shape elements, drawn by cairosvg from the same SVG with everything else hidden.
+
+Used by tests/gen/test_regions.py and eval/bench_gen.py (which prints the IoU figures).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+from lxml import etree
+
+
+def node_shape_masks(svg: str, width: int, height: int, dom_ids: list[str],
+                boxes: list[list[float]]) -> dict[str, tuple[np.ndarray, tuple[int, int]]]:
+    """Rasterise every node group's own shapes (labels, edges, clusters hidden) in one cairosvg
+    pass, node i filled with its own flat colour. Returns per node its mask inside a window
+    around its region (the region's box grown by a quarter of its size + 6 px) and the offset."""
+    import colorsys
+
+    import cairosvg
+    from PIL import Image
+
+    # distinct hues: an anti-aliased edge pixel is a blend of its node's colour with white, so it
+    # lies on the segment colour->white; coverage >= 0.5 along that segment counts as inside
+    colours = [tuple(round(255 * v) for v in colorsys.hsv_to_rgb((i * 0.618034) % 1.0, 1.0, 0.8))
+               for i in range(len(dom_ids))]
+    root = etree.fromstring(svg.encode("utf-8"))
+    targets = {root.xpath(f"//*[@id='{d}']")[0]: c for d, c in zip(dom_ids, colours)}
+    keep = {a for t in targets for a in t.iterancestors()} | set(targets)
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el is root or el in keep:
+            continue
+        owner = next((targets[a] for a in el.iterancestors() if a in targets), None)
+        if owner is None:
+            el.set("style", "display:none")
+            continue
+        is_label = el.tag.endswith("text") or el.xpath(".//*[local-name()='text']")
+        if is_label or (el.tag.endswith("rect") and not el.get("width")):
+            el.set("style", "display:none")
+        else:
+            el.set("style", "fill:rgb(%d,%d,%d);stroke:none;opacity:1;display:inline" % owner)
+    png = cairosvg.svg2png(bytestring=etree.tostring(root), output_width=width, output_height=height,
+                           background_color="white")
+    arr = np.asarray(Image.open(io.BytesIO(png)).convert("RGB").resize((width, height))).astype(np.float64)
+    white = np.array([255.0, 255.0, 255.0])
+    out = {}
+    for d, c, box in zip(dom_ids, colours, boxes):
+        x0, y0, x1, y1 = box
+        gx, gy = (x1 - x0) / 4 + 6, (y1 - y0) / 4 + 6
+        X0, Y0 = max(0, int(x0 - gx)), max(0, int(y0 - gy))
+        X1, Y1 = min(width, int(x1 + gx) + 1), min(height, int(y1 + gy) + 1)
+        q = white - arr[Y0:Y1, X0:X1].reshape(-1, 3)
+        v = white - np.asarray(c, dtype=float)
+        t = q @ v / (v @ v)
+        resid = np.linalg.norm(q - t[:, None] * v[None], axis=1)
+        out[d] = (((t >= 0.5) & (resid < 25)).reshape(Y1 - Y0, X1 - X0), (X0, Y0))
+    return out
+
+
+def polygon_mask(poly: list[list[float]], shape: tuple[int, int], offset: tuple[int, int]) -> np.ndarray:
+    from PIL import Image, ImageDraw
+
+    im = Image.new("L", (shape[1], shape[0]), 0)
+    ImageDraw.Draw(im).polygon([(x - offset[0], y - offset[1]) for x, y in poly], fill=255)
+    return np.asarray(im) > 0
+
+
+def region_ious(out: Any, width: int, height: int, scale: tuple[float, float]) -> tuple[dict[str, float], dict[str, Any]]:
+    """Mask IoU per node id between its polygon and its rasterised shape; also the annotations."""
+    from data_gen.raster import annotate
+
+    ann = annotate({"view_box": out.view_box, "nodes": out.nodes, "edges": out.edges,
+                    "clusters": out.clusters}, width, height, scale)
+    masks = node_shape_masks(out.svg, width, height, [n["dom_id"] for n in out.nodes],
+                        [ann["nodes"][n["id"]]["bbox"] for n in out.nodes])
+    res = {}
+    for n in out.nodes:
+        a, off = masks[n["dom_id"]]
+        b = polygon_mask(ann["nodes"][n["id"]]["polygon"], a.shape, off)
+        res[n["id"]] = float((a & b).sum() / max(1, (a | b).sum()))
+    return res, ann
