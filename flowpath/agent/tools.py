@@ -44,8 +44,6 @@ _LEVELS = {"type": "integer", "nullable": True,
 class GraphTool(Tool):
     """Base of the graph tools: holds the chart and turns `ToolInputError` into a message."""
 
-    skip_forward_signature_validation = False
-
     def __init__(self, chart: FlowChart) -> None:
         if not isinstance(chart, FlowChart):
             raise TypeError(f"{type(self).__name__} needs a FlowChart, got {type(chart).__name__}")

@@ -345,7 +345,7 @@ def dfs(chart: FlowChart, start_id: str | None = None, conditions: Mapping[str, 
 
 def _traverse(chart: FlowChart, start_id: Any, conditions: Any, include: bool, depth_first: bool) -> NodeList:
     cache = _cache(chart)
-    key = ("dfs" if depth_first else "bfs", start_id, _cond_key(conditions))
+    key: Any = ("dfs" if depth_first else "bfs", start_id, _cond_key(conditions))
     try:
         ids = cache.get(key)
     except TypeError:  # unhashable arguments: no caching
@@ -437,7 +437,7 @@ def path_between(chart: FlowChart, start_id: str, end_id: str, conditions: Mappi
     s = resolve_node_id(chart, start_id, "start_id")
     e = resolve_node_id(chart, end_id, "end_id")
     cache = _cache(chart)
-    key = ("path", s, e, _cond_key(conditions))
+    key: Any = ("path", s, e, _cond_key(conditions))
     try:
         ids = cache.get(key)
     except TypeError:

@@ -213,8 +213,8 @@ class _Parser:
                 what = "kept what came before" if kept else "dropped it"
                 self.chart.warnings.append(
                     f"line {exc.line}: could not parse {snippet!r} ({exc.message}); {what}")
-                self.i = max(self.eol(start), self.i)
-                self.i = self.eol()
+                # drop the rest of the line (a broken statement may hide ';' in its labels)
+                self.i = self.eol(max(start, self.i))
         if self.stack:
             frame = self.stack[-1]
             if self.strict:
@@ -452,17 +452,17 @@ class _Parser:
         if s.startswith('"`', j):
             end = s.find('`"', j + 2)
             if end >= 0:
-                k = self.match_closer(end + 2, closers)
-                if k is not None:
-                    self.i, shape = k
+                hit = self.match_closer(end + 2, closers)
+                if hit is not None:
+                    self.i, shape = hit
                     return shape, _strip_markdown(decode_text(s[j + 2: end]))
         if j < self.n and s[j] == '"':
             end = s.find('"', j + 1)
             line_end = self.eol(j)
             if 0 <= end < line_end:
-                k = self.match_closer(end + 1, closers)
-                if k is not None:
-                    self.i, shape = k
+                hit = self.match_closer(end + 1, closers)
+                if hit is not None:
+                    self.i, shape = hit
                     return shape, decode_quoted(s[j + 1: end])
             if self.strict:
                 if end < 0 or end >= line_end:
@@ -811,8 +811,8 @@ def _extract_mermaid(text: str) -> tuple[str, list[str]]:
             am = _HEADER_ANYWHERE_RE.search(text)
             if am is not None:  # "Here is the chart: flowchart TD" on one line
                 line = text.count("\n", 0, am.start())
-                line_start = text.rfind("\n", 0, am.start()) + 1
-                lines[line] = " " * (am.start() - line_start) + text[am.start(): text.find("\n", am.start()) if "\n" in text[am.start():] else len(text)]
+                col = am.start() - (text.rfind("\n", 0, am.start()) + 1)
+                lines[line] = " " * col + lines[line][col:]  # blank the chatter, keep columns
                 warnings.append(f"line {line + 1}: dropped text before the flowchart header")
                 keep = range(line, len(lines))
             else:
