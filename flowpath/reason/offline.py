@@ -360,10 +360,16 @@ class OfflineReasoner(Reasoner):
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         ids = self._connect(ctx, anchors, rel, question + " " + answer)
         if len(ids) == 1:
-            # nothing upstream was named: the decision that leads to the answer grounds it
-            preds = [p for p in ctx.chart.predecessors(best) if chart_kind(ctx, p) == "decision"]
-            if preds:
-                ids = [max(preds, key=lambda p: q[p]), best]
+            # nothing upstream was named strongly: "what next" is asked from the step just
+            # before the answer, so the predecessor the story hints at (else the decision
+            # leading there) grounds the situation
+            preds = ctx.chart.predecessors(best)
+            hinted = [p for p in preds if q[p] > 0 and chart_kind(ctx, p) not in ("start", "end")]
+            decisions = [p for p in preds if chart_kind(ctx, p) == "decision"]
+            if hinted:
+                ids = [max(hinted, key=lambda p: q[p]), best]
+            elif decisions:
+                ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
 
     # -- flow referential -----------------------------------------------------------------------
