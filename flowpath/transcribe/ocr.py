@@ -1,0 +1,258 @@
+"""Text reading for the offline transcriber: Debian tesseract over a *mosaic* of text crops.
+
+Why tesseract and a mosaic (measured on febench_dev node crops, see docs/transcription.md):
+rapidocr 3.x reads plain node crops a little better but costs ~2 s per crop on this 2-core
+machine, tesseract ~0.3 s per crop, most of which is process start-up and model loading. So all
+crops of one chart (node interiors and edge-label boxes) are cleaned, binarised, stacked into
+one tall image and read by a single ``tesseract`` call; words are mapped back to their crop by
+their vertical position. That is one process per chart instead of one per node.
+
+Everything here needs only numpy, OpenCV and pytesseract (core dependencies).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: white gap between stacked crops; large enough that tesseract never merges two crops' lines
+_GAP = 28
+#: target height of a text line (px) when crops are rescaled for tesseract
+_TARGET_LINE = 30.0
+
+
+@dataclass
+class TextCrop:
+    """A binarised crop ready for OCR: dark text on white, plus the scale applied to it."""
+
+    image: np.ndarray  # uint8 (h, w), 0 = ink, 255 = paper
+    scale: float = 1.0
+
+
+def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height: float | None = None,
+                 max_width: int = 1400) -> TextCrop | None:
+    """Clean one crop for OCR.
+
+    Pixels outside ``mask`` (the node interior) become the fill colour, the text polarity is
+    normalised to dark-on-light (coloured fills with white text exist in generated styles), the
+    crop is trimmed to its ink with a margin and rescaled so text lines are about 30 px high,
+    which is where tesseract's LSTM reads best.
+
+    Args:
+        rgb: ``(h, w, 3)`` uint8 crop.
+        mask: ``(h, w)`` bool, True where text may be (node interior); None = whole crop.
+        line_height: estimated text line height in px in the original image (rescaling).
+        max_width: widest crop allowed in the mosaic.
+
+    Returns:
+        The cleaned crop, or None when there is no ink (empty node).
+    """
+    if rgb.size == 0 or rgb.shape[0] < 4 or rgb.shape[1] < 4:
+        return None
+    px = rgb.astype(np.float32)
+    inside = np.ones(rgb.shape[:2], bool) if mask is None else mask
+    if inside.sum() < 16:
+        return None
+    fill = np.median(px[inside], axis=0)
+    # ink = pixels far from the fill colour in RGB (gray contrast alone misses dark text on red)
+    dist = np.sqrt(((px - fill) ** 2).sum(axis=2))
+    ink = (dist > 60) & inside
+    if ink.sum() < 8:
+        return None
+    # the ink colour is the one that dominates the middle of the node; background showing in
+    # the corners of a round node inside its box is another colour and projects to paper
+    h, w = dist.shape
+    core = np.zeros_like(inside)
+    core[int(h * 0.2):int(h * 0.8) + 1, int(w * 0.1):int(w * 0.9) + 1] = True
+    core &= ink
+    if core.sum() < 8:
+        core = ink
+    ink_color = np.median(px[core], axis=0)
+    axis = ink_color - fill
+    denom = float((axis ** 2).sum())
+    if denom < 1:
+        return None
+    norm = np.clip(((px - fill) @ axis) / denom, 0, 1)  # 0 paper, 1 ink
+    out = (255 * (1 - norm)).astype(np.uint8)
+    out[~inside] = 255
+    if mask is not None:
+        _drop_border_remnants(out, inside, line_height)
+    ys, xs = np.nonzero(out < 128)
+    if len(ys) < 8:
+        return None
+    m = 6
+    y0, y1 = max(ys.min() - m, 0), min(ys.max() + m + 1, out.shape[0])
+    x0, x1 = max(xs.min() - m, 0), min(xs.max() + m + 1, out.shape[1])
+    out = out[y0:y1, x0:x1]
+    scale = 1.0
+    if line_height and line_height > 0:
+        scale = float(np.clip(_TARGET_LINE / line_height, 0.5, 3.0))
+    if out.shape[1] * scale > max_width:
+        scale = max_width / out.shape[1]
+    if abs(scale - 1.0) > 0.05:
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+        out = cv2.resize(out, None, fx=scale, fy=scale, interpolation=interp)
+    else:
+        scale = 1.0
+    out = np.pad(out, 10, constant_values=255)
+    return TextCrop(out, scale)
+
+
+def _drop_border_remnants(out: np.ndarray, inside: np.ndarray, line_height: float | None) -> None:
+    """Erase ink components that hug the edge of the interior mask (pieces of the node border
+    left by a polygon that is not exactly the drawn outline). A glyph clipped by the border
+    also touches the edge, but most of its pixels lie away from it, so it is kept."""
+    binar = (out < 128).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(binar, connectivity=8)
+    if n <= 1:
+        return
+    d = int(max(2, round(0.15 * (line_height or 20))))
+    inner = cv2.erode(inside.astype(np.uint8), np.ones((2 * d + 1, 2 * d + 1), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+    band = inside & ~inner
+    edge = inside & ~cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+    touching = np.unique(lab[edge & (binar > 0)])
+    for k in touching:
+        if k == 0:
+            continue
+        comp = lab == k
+        area = stats[k, cv2.CC_STAT_AREA]
+        w, h = stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
+        # longer than a glyph: a border piece; glyph-sized pieces ("I" beside a diamond's
+        # vertex) stay even when they sit in the band
+        long = max(w, h) > 1.1 * (line_height or 20)
+        if ((comp & band).sum() > 0.5 * area and long) or area < 4:
+            out[comp] = 255
+
+
+def estimate_line_height(ink: np.ndarray) -> float | None:
+    """Median glyph height of an ink mask (bool), a stand-in for the text line height."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return None
+    h = stats[1:, cv2.CC_STAT_HEIGHT]
+    w = stats[1:, cv2.CC_STAT_WIDTH]
+    keep = (h >= 5) & (w < 3 * h) & (h < 200)
+    if keep.sum() < 3:
+        return None
+    # capitals/ascenders are ~0.7 of the line box; the median glyph is a lower-case letter (~0.5)
+    return float(np.percentile(h[keep], 75)) / 0.72
+
+
+def read_crops(crops: list[TextCrop | None], *, lang: str = "eng", timeout: float = 60.0) -> list[str]:
+    """OCR many crops with one tesseract call.
+
+    Args:
+        crops: cleaned crops; None entries read as "".
+        lang: tesseract language.
+        timeout: seconds before tesseract is killed (the result is then all "").
+
+    Returns:
+        One string per crop; lines joined with a space (Mermaid wraps labels at spaces).
+    """
+    import pytesseract
+
+    items = [(i, c) for i, c in enumerate(crops) if c is not None]
+    texts = [""] * len(crops)
+    if not items:
+        return texts
+    width = max(c.image.shape[1] for _, c in items)
+    spans: list[tuple[int, int, int]] = []
+    rows = []
+    y = 0
+    for i, c in items:
+        h, w = c.image.shape
+        row = np.full((h + _GAP, width), 255, np.uint8)
+        row[:h, :w] = c.image
+        rows.append(row)
+        spans.append((i, y, y + h))
+        y += h + _GAP
+    mosaic = np.vstack(rows)
+    try:
+        data = pytesseract.image_to_data(mosaic, lang=lang, config="--psm 6",
+                                         output_type=pytesseract.Output.DICT, timeout=timeout)
+    except RuntimeError:  # pytesseract raises RuntimeError on timeout
+        return texts
+    per: dict[int, list[tuple[int, int, int, str]]] = {}
+    starts = np.array([s[1] for s in spans])
+    for k, word in enumerate(data["text"]):
+        word = (word or "").strip()
+        if not word:
+            continue
+        conf = float(data["conf"][k])
+        top, height, left = data["top"][k], data["height"][k], data["left"][k]
+        cy = top + height / 2
+        j = int(np.searchsorted(starts, cy, side="right") - 1)
+        if j < 0:
+            continue
+        idx, s0, s1 = spans[j]
+        if cy > s1 + 2:
+            continue
+        if conf < 10 and not re.search(r"[A-Za-z0-9]", word):
+            continue  # specks read as punctuation
+        per.setdefault(idx, []).append((int(top), int(left), int(height), word))
+    for idx, words in per.items():
+        texts[idx] = _join_lines(words)
+    return texts
+
+
+def _join_lines(words: list[tuple[int, int, int, str]]) -> str:
+    """Group words into lines by vertical overlap, order lines top-down and words left-right."""
+    words = sorted(words, key=lambda w: (w[0] + w[2] / 2, w[1]))
+    lines: list[list[tuple[int, int, int, str]]] = []
+    for w in words:
+        cy = w[0] + w[2] / 2
+        if lines:
+            last = lines[-1]
+            ly = np.mean([v[0] + v[2] / 2 for v in last])
+            lh = np.median([v[2] for v in last])
+            if abs(cy - ly) < 0.6 * max(lh, w[2]):
+                last.append(w)
+                continue
+        lines.append([w])
+    out = []
+    for line in lines:
+        out.append(" ".join(v[3] for v in sorted(line, key=lambda v: v[1])))
+    return clean_text(" ".join(out))
+
+
+_FIXES = [
+    (re.compile(r"[‘’`´]"), "'"),
+    (re.compile(r"[“”]"), '"'),
+    (re.compile(r"[—–]"), "-"),
+    (re.compile(r"\s+"), " "),
+]
+
+
+_CANON = {"yes": "Yes", "no": "No", "true": "True", "false": "False"}
+
+
+def clean_label(text: str) -> str:
+    """Clean an edge label; OCR slips on the common branch words (``Yés``, ``N0``, ``Yes'``) are
+    snapped to the word when one character away."""
+    import unicodedata
+
+    text = clean_text(text)
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    low = re.sub(r"[^a-z0-9]", "", plain.lower().replace("0", "o"))
+    if not low:
+        return text
+    for word, canon in _CANON.items():
+        if low == word or (len(word) >= 3 and len(low) == len(word) and sum(a != b for a, b in zip(low, word)) <= 1):
+            return canon
+    return plain
+
+
+def clean_text(text: str) -> str:
+    """Normalise OCR output: typographic quotes to ASCII, stray edge punctuation dropped."""
+    for pat, rep in _FIXES:
+        text = pat.sub(rep, text)
+    # tokens with no letter/digit and characters outside plain ASCII punctuation are specks
+    # (arrow tips, border corners) read as symbols
+    toks = [t for t in text.split() if re.search(r"[A-Za-z0-9]", t) or re.fullmatch(r"[-+*/=<>%:()'\"\[\]{}&|!?.,;#$^~]+", t)]
+    text = " ".join(toks).strip()
+    # stray bars/underscores from border remnants at either end
+    text = re.sub(r"^[|_~=]+\s*|\s*[|_~=]+$", "", text)
+    return text.strip()

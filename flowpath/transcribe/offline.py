@@ -1,0 +1,457 @@
+"""`OCRTranscriber`: the offline, CPU-only transcriber (tesseract OCR + classical edge recovery).
+
+Given the original image and the letter -> region map:
+
+1. **Foreground.** The background colour is the most common colour on the image border;
+   everything that differs from it is ink (borders, fills, text, connectors, label boxes).
+2. **Nodes.** Every region's polygon, grown by a few pixels to swallow its border, is masked
+   out. The node interiors (polygon shrunk past the border) are OCR'd; the outline profile gives
+   the shape (`flowpath.transcribe.shapes`).
+3. **Edge labels.** What remains is connectors, arrowheads and edge labels. Label boxes are
+   found two ways: filled label backgrounds (Mermaid's default style) survive a morphological
+   opening that erases thin lines; labels drawn on the bare background show up as clusters of
+   glyph-sized blobs. Label boxes are filled into the connector mask so that a line interrupted
+   by its label stays one piece.
+4. **Connectors.** Connected components of that mask; each component's contacts are the
+   regions whose grown outline it touches. An arrowhead is a filled triangle, so the contact
+   where the stroke is much thicker than the component's line width (distance transform) is a
+   target and the others are sources.
+5. **Text.** Node interiors and label boxes are read by one tesseract call (`ocr.read_crops`).
+
+Anything odd (a connector touching one node only, no arrowhead, an unreadable node) becomes a
+line in ``Transcription.problems``; a chart never raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from flowpath.geometry import Region
+from flowpath.graph import Edge, FlowChart, Node
+from flowpath.models.base import LabelledChart, Transcriber, Transcription
+from flowpath.transcribe import ocr
+from flowpath.transcribe.shapes import classify_shape
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Contact:
+    region: int
+    count: int
+    point: tuple[float, float]
+    thickness: float
+    arrow: bool = False
+
+
+@dataclass
+class _Component:
+    label: int
+    contacts: list[_Contact] = field(default_factory=list)
+    label_boxes: list[int] = field(default_factory=list)
+
+
+def background_color(img: np.ndarray) -> np.ndarray:
+    """Most common colour on the image's outer frame (quantised to 8 levels per channel)."""
+    frame = np.concatenate([img[:4].reshape(-1, 3), img[-4:].reshape(-1, 3),
+                            img[:, :4].reshape(-1, 3), img[:, -4:].reshape(-1, 3)])
+    q = (frame // 32).astype(np.int32)
+    keys = q[:, 0] * 64 + q[:, 1] * 8 + q[:, 2]
+    best = np.bincount(keys).argmax()
+    sel = frame[keys == best]
+    return np.median(sel, axis=0)
+
+
+def foreground_mask(img: np.ndarray, bg: np.ndarray, threshold: float = 22.0) -> np.ndarray:
+    """True where a pixel differs from the background colour by more than ``threshold`` in any
+    channel (low enough to keep the pale label backgrounds of Mermaid's default theme)."""
+    return (np.abs(img.astype(np.int16) - bg.astype(np.int16)).max(axis=2) > threshold)
+
+
+def _poly(region: Region, dx: float = 0.0, dy: float = 0.0) -> np.ndarray:
+    return np.round(np.asarray(region.polygon, dtype=np.float64) - [dx, dy]).astype(np.int32)
+
+
+class OCRTranscriber(Transcriber):
+    """Offline transcriber: tesseract for text, classical CV for edges, arrows and shapes.
+
+    Args:
+        lang: tesseract language(s), e.g. ``"eng"``.
+        node_margin: pixels the node outline is grown by before connectors are traced (the
+            border's thickness plus anti-aliasing); ``None`` = scale with the image.
+        arrow_ratio: a contact is an arrowhead when its stroke is this many times thicker than
+            the connector's line.
+        timeout: seconds allowed per tesseract call.
+
+    >>> from flowpath.transcribe import OCRTranscriber  # doctest: +SKIP
+    >>> tr = OCRTranscriber()([labelled_chart])[0]      # doctest: +SKIP
+    >>> print(tr.mermaid)                                # doctest: +SKIP
+    """
+
+    name = "ocr"
+
+    def __init__(self, *, lang: str = "eng", node_margin: int | None = None,
+                 arrow_ratio: float = 2.2, timeout: float = 60.0) -> None:
+        import shutil
+
+        from flowpath.errors import MissingDependencyError, require
+
+        require("pytesseract", "ocr", "OCRTranscriber")
+        if shutil.which("tesseract") is None:
+            raise MissingDependencyError(
+                "OCRTranscriber needs the tesseract binary: apt-get install tesseract-ocr")
+        self.lang = lang
+        self.node_margin = node_margin
+        self.arrow_ratio = float(arrow_ratio)
+        self.timeout = float(timeout)
+
+    def __call__(self, charts: list[LabelledChart]) -> list[Transcription]:
+        out = []
+        for chart in charts:
+            t = time.perf_counter()
+            try:
+                tr = self.transcribe(chart)
+            except Exception as exc:  # a bad chart must not stop a batch
+                logger.exception("OCR transcription failed")
+                fc = FlowChart()
+                for letter in chart.regions:
+                    fc.add_node(Node(letter, ""))
+                tr = Transcription(mermaid=_safe_mermaid(fc), chart=fc,
+                                   problems=[f"transcription failed: {type(exc).__name__}: {exc}"])
+            tr.meta.setdefault("transcriber", self.name)
+            tr.meta["seconds"] = round(time.perf_counter() - t, 3)
+            out.append(tr)
+        return out
+
+    # ------------------------------------------------------------------------------------------
+    def transcribe(self, chart: LabelledChart) -> Transcription:
+        """Transcribe one chart (may raise; ``__call__`` turns errors into problems)."""
+        from flowpath.io import load_image
+
+        img = load_image(chart.image, name="OCRTranscriber image")
+        letters = list(chart.regions)
+        regions = [chart.regions[k] for k in letters]
+        problems: list[str] = []
+        fc = FlowChart("TD")
+        if not regions:
+            problems.append("no node regions were given; the graph is empty")
+            return Transcription(mermaid=_safe_mermaid(fc), chart=fc, problems=problems)
+        H, W = img.shape[:2]
+        bg = background_color(img)
+        fg = foreground_mask(img, bg)
+        dark = foreground_mask(img, bg, 90.0)
+
+        sides = [min(r.width, r.height) for r in regions if r.width > 0 and r.height > 0]
+        unit = float(np.median(sides)) if sides else 40.0
+        margin = self.node_margin if self.node_margin is not None else int(np.clip(round(unit * 0.05), 3, 10))
+
+        # region maps: owner (node mask grown by `margin`) and contact ring (grown further)
+        order = sorted(range(len(regions)), key=lambda i: -regions[i].area)
+        node_owner = np.zeros((H, W), np.int32)
+        contact_owner = np.zeros((H, W), np.int32)
+        ring = margin + max(3, margin // 2 + 2)
+        for i in order:
+            pts = _poly(regions[i])
+            if len(pts) < 3:
+                continue
+            cv2.fillPoly(contact_owner, [pts], i + 1)
+            cv2.polylines(contact_owner, [pts], True, i + 1, thickness=2 * ring + 1)
+        for i in order:
+            pts = _poly(regions[i])
+            cv2.fillPoly(node_owner, [pts], i + 1)
+            cv2.polylines(node_owner, [pts], True, i + 1, thickness=2 * margin + 1)
+        node_mask = node_owner > 0
+
+        # --- node crops ---------------------------------------------------------------------
+        crops: list[ocr.TextCrop | None] = []
+        interiors = []
+        glyph_ink = []
+        for i, r in enumerate(regions):
+            x0, y0 = max(int(np.floor(r.bbox[0])), 0), max(int(np.floor(r.bbox[1])), 0)
+            x1, y1 = min(int(np.ceil(r.bbox[2])) + 1, W), min(int(np.ceil(r.bbox[3])) + 1, H)
+            if x1 - x0 < 4 or y1 - y0 < 4:
+                interiors.append(None)
+                continue
+            m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillPoly(m, [_poly(r, x0, y0)], 1)
+            shrink = max(margin + 1, 4)
+            inner = cv2.erode(m, np.ones((2 * shrink + 1, 2 * shrink + 1), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+            interiors.append((x0, y0, x1, y1, inner))
+            crop = img[y0:y1, x0:x1]
+            if inner.sum() > 16:
+                px = crop.astype(np.float32)
+                fillv = np.median(px[inner], axis=0)
+                glyph_ink.append((np.sqrt(((px - fillv) ** 2).sum(axis=2)) > 60) & inner)
+        line_h = _median_line_height(glyph_ink) or max(unit * 0.3, 12.0)
+        for i, it in enumerate(interiors):
+            if it is None:
+                crops.append(None)
+                continue
+            x0, y0, x1, y1, inner = it
+            crops.append(ocr.to_text_crop(img[y0:y1, x0:x1], inner, line_height=line_h))
+
+        # --- connectors ---------------------------------------------------------------------
+        conn = fg & ~node_mask
+        conn_u8 = conn.astype(np.uint8)
+        # remove specks (anti-aliasing dust)
+        n0, lab0, st0, _ = cv2.connectedComponentsWithStats(conn_u8, connectivity=8)
+        small = st0[:, cv2.CC_STAT_AREA] < 6
+        small[0] = False
+        conn_u8[small[lab0]] = 0
+        conn = conn_u8.astype(bool)
+        faint = foreground_mask(img, bg, 4.0) & ~node_mask
+        boxes, flats = _label_boxes(faint, dark & conn, contact_owner > 0, line_h, img)
+        if flats is not None:
+            # subgraph fills and other large flat areas are background for connector tracing
+            conn &= ~flats
+            conn_u8 = conn.astype(np.uint8)
+        conn2 = conn_u8.copy()
+        for (bx0, by0, bx1, by1) in boxes:
+            conn2[by0:by1, bx0:bx1] = 1
+        # bridge the gaps of dotted and dashed connectors (a few px) before labelling pieces
+        gap = max(3, int(round(line_h * 0.15)) | 1)
+        conn2 = cv2.morphologyEx(conn2, cv2.MORPH_CLOSE, np.ones((gap, gap), np.uint8)) & ~node_mask.astype(np.uint8) | conn2
+        ncomp, comp, cstats, _ = cv2.connectedComponentsWithStats(conn2, connectivity=8)
+        dist = cv2.distanceTransform(conn_u8, cv2.DIST_L2, 3)
+        in_box = np.zeros((H, W), bool)
+        for (bx0, by0, bx1, by1) in boxes:
+            in_box[by0:by1, bx0:bx1] = True
+        dist[in_box] = 0
+
+        components = _contacts(comp, ncomp, contact_owner, node_mask, dist, line_h)
+        for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
+            k = comp[(by0 + by1) // 2, (bx0 + bx1) // 2]
+            if k in components:
+                components[k].label_boxes.append(bi)
+
+        # --- OCR (one tesseract call for nodes and edge labels) ----------------------------
+        label_crops = []
+        for (bx0, by0, bx1, by1) in boxes:
+            pad = 2
+            sub = img[max(by0 - pad, 0):by1 + pad, max(bx0 - pad, 0):bx1 + pad]
+            label_crops.append(ocr.to_text_crop(sub, None, line_height=line_h))
+        texts = ocr.read_crops(crops + label_crops, lang=self.lang, timeout=self.timeout)
+        node_texts, label_texts = texts[:len(crops)], texts[len(crops):]
+
+        # --- nodes ----------------------------------------------------------------------------
+        for i, (letter, r) in enumerate(zip(letters, regions, strict=True)):
+            text = node_texts[i]
+            it = interiors[i]
+            shape = "rect"
+            if it is not None:
+                x0, y0, x1, y1, _ = it
+                shape = classify_shape(fg[y0:y1, x0:x1])
+            if not text:
+                problems.append(f"node {letter}: no readable text")
+            fc.add_node(Node(letter, text, shape))
+
+        # --- edges ----------------------------------------------------------------------------
+        seen: set[tuple[str, str]] = set()
+        for k in sorted(components):
+            c = components[k]
+            edges, notes = _component_edges(c, regions, self.arrow_ratio)
+            for note in notes:
+                problems.append(note.format(*[letters[i] for i in _note_regions(c)]))
+            edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
+            assigned = _assign_labels(c, boxes, regions, edges)
+            for j, (s, t) in enumerate(edges):
+                key = (letters[s], letters[t])
+                if key in seen:
+                    continue
+                seen.add(key)
+                texts_j = [ocr.clean_label(label_texts[b]) for b in assigned.get(j, []) if label_texts[b]]
+                fc.add_edge(Edge(letters[s], letters[t], label=" ".join(texts_j) or None))
+        for letter in letters:
+            if fc.in_degree(letter) == 0 and fc.out_degree(letter) == 0 and len(letters) > 1:
+                problems.append(f"node {letter}: no connector found")
+        fc.warnings = list(problems)
+        meta: dict[str, Any] = {"line_height": round(line_h, 1), "label_boxes": len(boxes),
+                                "connectors": len(components)}
+        return Transcription(mermaid=_safe_mermaid(fc), chart=fc, problems=problems, meta=meta)
+
+
+def _safe_mermaid(fc: FlowChart) -> str:
+    from flowpath.mermaid import to_mermaid
+
+    return to_mermaid(fc)
+
+
+def _median_line_height(inks: list[np.ndarray]) -> float | None:
+    hs = []
+    for ink in inks:
+        n, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+        if n > 1:
+            h, w = stats[1:, cv2.CC_STAT_HEIGHT], stats[1:, cv2.CC_STAT_WIDTH]
+            keep = (h >= 5) & (w < 3 * h) & (h < 200)
+            hs.extend(h[keep].tolist())
+    if len(hs) < 5:
+        return None
+    return float(np.percentile(hs, 75)) / 0.72
+
+
+def _label_boxes(faint: np.ndarray, dark: np.ndarray, near_node: np.ndarray, line_h: float,
+                 img: np.ndarray) -> tuple[list[tuple[int, int, int, int]], np.ndarray | None]:
+    """Boxes of edge labels among the non-node pixels (xyxy ints), and a mask of large flat
+    non-node areas (subgraph fills) or None.
+
+    ``faint`` is every pixel that differs even slightly from the background: Mermaid's default
+    label background is a translucent grey only ~9 levels off white.
+    """
+    H, W = faint.shape
+    boxes: list[tuple[int, int, int, int]] = []
+    flats: np.ndarray | None = None
+    # (a) filled label backgrounds: survive an opening that erases lines and arrowheads
+    k = max(5, int(round(line_h * 0.45)))
+    opened = cv2.morphologyEx(faint.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    n, lab, st, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    for j in range(1, n):
+        x, y, w, h = st[j, :4]
+        if h >= 0.6 * line_h and w >= 0.6 * line_h and h < 4 * line_h and w < 25 * line_h \
+                and st[j, cv2.CC_STAT_AREA] > 0.6 * w * h:
+            boxes.append((x, y, x + w, y + h))
+        elif h >= 4 * line_h and w >= 4 * line_h:
+            # a large flat area (subgraph fill): pixels of its colour are background
+            sl = (slice(y, y + h), slice(x, x + w))
+            comp = lab[sl] == j
+            color = np.median(img[sl][comp], axis=0)
+            near = np.abs(img[sl].astype(np.int16) - color.astype(np.int16)).max(axis=2) < 12
+            if flats is None:
+                flats = np.zeros((H, W), bool)
+            flats[sl] |= near & cv2.dilate(comp.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    # (b) glyph clusters on the bare background: glyph-sized dark blobs not touching nodes
+    taken = np.zeros((H, W), bool)
+    for (x0, y0, x1, y1) in boxes:
+        taken[y0:y1, x0:x1] = True
+    n, lab, st, _ = cv2.connectedComponentsWithStats(dark.astype(np.uint8), connectivity=8)
+    glyph = np.zeros((H, W), np.uint8)
+    for j in range(1, n):
+        x, y, w, h = st[j, :4]
+        if h > 1.3 * line_h or w > 2.0 * line_h or max(w, h) < 0.2 * line_h:
+            continue
+        sl = (slice(y, y + h), slice(x, x + w))
+        if near_node[sl][lab[sl] == j].any() or taken[sl].any():
+            continue
+        glyph[sl][lab[sl] == j] = 1
+    if glyph.any():
+        kx, ky = max(3, int(line_h * 0.6)), max(3, int(line_h * 0.3))
+        merged = cv2.dilate(glyph, np.ones((ky, kx), np.uint8))
+        n, _, st, _ = cv2.connectedComponentsWithStats(merged, connectivity=8)
+        for j in range(1, n):
+            x, y, w, h = st[j, :4]
+            x0, y0 = x + kx // 2, y + ky // 2
+            x1, y1 = x + w - kx // 2, y + h - ky // 2
+            bw, bh = x1 - x0, y1 - y0
+            # a word: at least a letter-and-a-half wide, at most a few lines tall
+            if bh < 0.4 * line_h or bw < 0.45 * line_h or bh > 4 * line_h:
+                continue
+            pad = max(2, int(line_h * 0.15))
+            boxes.append((max(x0 - pad, 0), max(y0 - pad, 0), min(x1 + pad, W), min(y1 + pad, H)))
+    return [(int(a), int(b), int(c), int(d)) for a, b, c, d in boxes], flats
+
+
+def _contacts(comp: np.ndarray, ncomp: int, contact_owner: np.ndarray, node_mask: np.ndarray,
+              dist: np.ndarray, line_h: float) -> dict[int, _Component]:
+    """For each connector component, the regions it touches and the stroke thickness there."""
+    sel = (comp > 0) & (contact_owner > 0)
+    ys, xs = np.nonzero(sel)
+    out: dict[int, _Component] = {}
+    if len(ys) == 0:
+        return out
+    ks = comp[ys, xs]
+    rs = contact_owner[ys, xs] - 1
+    key = ks.astype(np.int64) * 100000 + rs
+    order = np.argsort(key, kind="stable")
+    key, ys, xs, ks, rs = key[order], ys[order], xs[order], ks[order], rs[order]
+    bounds = np.flatnonzero(np.diff(key)) + 1
+    win = max(6, int(round(line_h * 0.9)))
+    H, W = comp.shape
+    # typical line half-width per component: median distance over the component's pixels
+    for seg in np.split(np.arange(len(key)), bounds):
+        k, r = int(ks[seg[0]]), int(rs[seg[0]])
+        py, px = ys[seg], xs[seg]
+        cy, cx = float(py.mean()), float(px.mean())
+        y0, y1 = max(int(py.min()) - win, 0), min(int(py.max()) + win + 1, H)
+        x0, x1 = max(int(px.min()) - win, 0), min(int(px.max()) + win + 1, W)
+        d = dist[y0:y1, x0:x1] * (comp[y0:y1, x0:x1] == k)
+        thick = float(d.max()) if d.size else 0.0
+        c = out.setdefault(k, _Component(k))
+        c.contacts.append(_Contact(r, len(seg), (cx, cy), thick))
+    for k, c in out.items():
+        ys_k, xs_k = np.nonzero(comp == k) if len(c.contacts) > 0 else ([], [])
+        vals = dist[ys_k, xs_k]
+        vals = vals[vals > 0]
+        base = float(np.median(vals)) if len(vals) else 1.0
+        for ct in c.contacts:
+            ct.arrow = ct.thickness >= max(2.0, 2.2 * base)
+    return out
+
+
+def _note_regions(c: _Component) -> list[int]:
+    return [ct.region for ct in c.contacts]
+
+
+def _component_edges(c: _Component, regions: list[Region], arrow_ratio: float
+                     ) -> tuple[list[tuple[int, int]], list[str]]:
+    """Directed (source, target) region pairs for one connector component, plus notes."""
+    contacts = [ct for ct in c.contacts if ct.count >= 2]
+    if not contacts:
+        return [], []
+    if len(contacts) == 1:
+        return [], ["a connector at node {0} leads nowhere"]
+    targets = [ct for ct in contacts if ct.arrow]
+    sources = [ct for ct in contacts if not ct.arrow]
+    notes: list[str] = []
+    if not targets or not sources:
+        # no arrowhead seen (or every end looks like one): the thickest end is the target,
+        # and failing that the layout decides (top-down, left-right)
+        ranked = sorted(contacts, key=lambda ct: -ct.thickness)
+        if ranked[0].thickness > ranked[-1].thickness * 1.3:
+            targets, sources = [ranked[0]], ranked[1:]
+        else:
+            ranked = sorted(contacts, key=lambda ct: (regions[ct.region].center[1], regions[ct.region].center[0]))
+            sources, targets = ranked[:1], ranked[1:]
+            notes.append("no arrowhead found between " + ", ".join("{%d}" % i for i in range(len(contacts)))
+                         + "; direction guessed from the layout")
+    pairs = []
+    if len(sources) == 1 or len(targets) == 1:
+        pairs = [(s.region, t.region) for s in sources for t in targets]
+    else:
+        # several of each: pair every target with the nearest source (crossing lines are rare)
+        for t in targets:
+            s = min(sources, key=lambda s: np.hypot(s.point[0] - t.point[0], s.point[1] - t.point[1]))
+            pairs.append((s.region, t.region))
+        for s in sources:
+            if not any(p[0] == s.region for p in pairs):
+                t = min(targets, key=lambda t: np.hypot(s.point[0] - t.point[0], s.point[1] - t.point[1]))
+                pairs.append((s.region, t.region))
+    return pairs, notes
+
+
+def _assign_labels(c: _Component, boxes: list[tuple[int, int, int, int]],
+                   regions: list[Region], edges: list[tuple[int, int]]) -> dict[int, list[int]]:
+    """Edge index -> label boxes: each box goes to the edge whose straight segment (between the
+    contact points, else the node centres) passes nearest to it."""
+    out: dict[int, list[int]] = {}
+    if not edges:
+        return out
+    pts = {ct.region: ct.point for ct in c.contacts}
+    for b in c.label_boxes:
+        bx, by = (boxes[b][0] + boxes[b][2]) / 2, (boxes[b][1] + boxes[b][3]) / 2
+        best = min(range(len(edges)), key=lambda j: _seg_dist(
+            bx, by, *pts.get(edges[j][0], regions[edges[j][0]].center),
+            *pts.get(edges[j][1], regions[edges[j][1]].center)))
+        out.setdefault(best, []).append(b)
+    return out
+
+
+def _seg_dist(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
+    vx, vy = bx - ax, by - ay
+    L = vx * vx + vy * vy
+    t = 0.0 if L == 0 else max(0.0, min(1.0, ((px - ax) * vx + (py - ay) * vy) / L))
+    return float(np.hypot(px - ax - t * vx, py - ay - t * vy))
