@@ -26,8 +26,19 @@ REASONERS = ("offline", "agent", "som")
 
 
 def default_reasoner() -> Reasoner:
-    """The reasoner used when nothing is configured: `OfflineReasoner` (no LLM, no network)."""
-    return OfflineReasoner()
+    """The reasoner the pipeline uses unless told otherwise.
+
+    `OfflineReasoner` (no LLM, no network) when no LLM is configured. An LLM is configured by
+    the environment: ``FLOWPATH_REASONER`` names a reasoner outright (``offline`` | ``agent`` |
+    ``som``); otherwise ``FLOWPATH_LLM_MODEL`` being set selects ``agent`` with the backend
+    settings of `flowpath.reason.backends.make_model`.
+    """
+    import os
+
+    name = os.environ.get("FLOWPATH_REASONER", "").strip().lower()
+    if not name and os.environ.get("FLOWPATH_LLM_MODEL"):
+        name = "agent"
+    return make_reasoner(name) if name else OfflineReasoner()
 
 
 def make_reasoner(name: str, **kwargs: Any) -> Reasoner:

@@ -290,3 +290,13 @@ def test_som_reasoner_sends_image_and_parses_letters():
     assert r.node_ids == ["C", "E"] and r.reason == "no branch"
     assert r.trace[0]["unknown_ids"] == ["Z9"]
     assert make_reasoner("som", model=vlm)(ReasoningRequest(_chart(), "q", "a", None)).error
+
+
+def test_llm_configured_by_environment_makes_agent_the_default(monkeypatch):
+    from flowpath.reason import AgentReasoner, default_reasoner
+
+    monkeypatch.delenv("FLOWPATH_REASONER", raising=False)
+    monkeypatch.setenv("FLOWPATH_LLM_MODEL", "some-model")
+    monkeypatch.setenv("FLOWPATH_LLM_URL", "http://127.0.0.1:9/v1")
+    r = default_reasoner()
+    assert isinstance(r, AgentReasoner) and r.model.model_id == "some-model"

@@ -124,8 +124,15 @@ def test_bad_settings_raise_value_error(kwargs):
         OfflineReasoner(**kwargs)
 
 
-def test_factory():
+def test_factory(monkeypatch):
+    monkeypatch.delenv("FLOWPATH_REASONER", raising=False)
+    monkeypatch.delenv("FLOWPATH_LLM_MODEL", raising=False)
     assert isinstance(default_reasoner(), OfflineReasoner)
+    monkeypatch.setenv("FLOWPATH_REASONER", "offline")
+    assert isinstance(default_reasoner(), OfflineReasoner)
+    monkeypatch.setenv("FLOWPATH_REASONER", "nonsense")
+    with pytest.raises(ValueError, match="unknown reasoner"):
+        default_reasoner()
     assert make_reasoner("Offline").name == "offline"
     with pytest.raises(ValueError, match="unknown reasoner"):
         make_reasoner("oracle-of-delphi")
