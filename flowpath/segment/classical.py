@@ -174,6 +174,7 @@ class ClassicalSegmenter(Segmenter):
         H, W = labels.shape
         ms = self.min_size
         out: list[_Cand] = []
+        rings: list[tuple] = []
         x, y, w, h, area = (stats[:, i] for i in range(5))
         keep = (w >= ms) & (h >= ms) & (x > 0) & (y > 0) & (x + w < W) & (y + h < H)
         keep[0] = keep[0] and False
@@ -190,7 +191,10 @@ class ClassicalSegmenter(Segmenter):
             cv2.drawContours(filled, [outer], -1, 1, thickness=-1)
             filled |= m
             fill_area = int(filled.sum())
-            if area[i] < 0.3 * fill_area:  # a ring (e.g. a thick stroke), not an interior
+            if area[i] < 0.3 * fill_area:
+                # a ring: a thick stroke, or the band between a double circle's two outlines
+                ring_col = np.median(work[y0:y1, x0:x1][m.astype(bool)], axis=0)
+                rings.append((x0, y0, x1, y1, filled.astype(bool), fill_area, ring_col))
                 continue
             hull_area = cv2.contourArea(cv2.convexHull(outer)) + cv2.arcLength(outer, True) / 2
             solidity = fill_area / max(hull_area, 1.0)
@@ -207,7 +211,7 @@ class ClassicalSegmenter(Segmenter):
             out.append(_Cand(int(i), x0, y0, x1, y1, filled.astype(bool), int(area[i]), fill_area,
                              text_h, text_box, float(solidity),
                              score=float(np.clip(0.5 + 0.5 * min(solidity, 1.0), 0, 1))))
-        return out
+        return _adopt_outer_rings(out, rings, work)
 
     def _stroke_profile(self, work: np.ndarray, c: _Cand, bg: np.ndarray
                         ) -> tuple[list[float], np.ndarray, int, int]:
@@ -220,7 +224,7 @@ class ClassicalSegmenter(Segmenter):
         """
         import cv2
 
-        maxd = max(3, int(round(0.3 * c.text_h)))
+        maxd = max(8, int(round(0.5 * c.text_h)))
         p = maxd + 2
         H, W = work.shape[:2]
         ya, yb, xa, xb = max(c.y0 - p, 0), min(c.y1 + p, H), max(c.x0 - p, 0), min(c.x1 + p, W)
@@ -234,6 +238,7 @@ class ClassicalSegmenter(Segmenter):
         cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
         cur = m
         fracs: list[float] = []
+        fill_like: list[float] = []
         for _ in range(maxd):
             nxt = cv2.dilate(cur, cross)
             px = crop[nxt.astype(bool) & ~cur.astype(bool)]
@@ -242,7 +247,10 @@ class ClassicalSegmenter(Segmenter):
             t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
             dist = np.abs(px - (fill + t[:, None] * seg)).max(axis=1)
             fracs.append(float((dist > 24).mean()))
+            fill_like.append(float((np.abs(px - fill).max(axis=1) <= 24).mean()))
             cur = nxt
+        self._fill_like = fill_like
+        self._fill_is_bg = seg_len2 <= 3 * 24 ** 2
         return fracs, m, ya, xa
 
     @staticmethod
@@ -301,6 +309,19 @@ class ClassicalSegmenter(Segmenter):
         fracs, m, ya, xa = self._stroke_profile(work, c, bg)
         t = self._stroke_width(fracs)
         grow = 1 + int(round(t / 2.0 + 1e-6))
+        # a second outline around the first, with the fill colour between (double circle): the
+        # node ends at the outer one. Only when the fill differs from the background, else the
+        # "band" would be plain background and any neighbour's stroke would look like one.
+        if t and not self._fill_is_bg:
+            start = next(d for d, f in enumerate(fracs) if f > 0.5) + t
+            band = 0
+            while start + band < len(fracs) and self._fill_like[start + band] > 0.5:
+                band += 1
+            t2 = 0
+            while start + band + t2 < len(fracs) and fracs[start + band + t2] > 0.5:
+                t2 += 1
+            if band and t2 and start + band + t2 < len(fracs):
+                grow = start + band + int(round(t2 / 2.0 + 1e-6)) + 1
         out = cv2.dilate(m, cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), iterations=grow) if grow else m
         return out.astype(bool), ya, xa
 
@@ -383,19 +404,38 @@ def _union(A: _Cand, B: _Cand) -> _Cand:
                  max(A.text_h, B.text_h), text_box, min(A.solidity, B.solidity), max(A.score, B.score))
 
 
+def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray) -> list[_Cand]:
+    """A double circle draws a second outline around the first, with the fill colour between
+    them. The node's outline is the outer one, so a candidate enclosed by a concentric ring of
+    its own fill colour takes the ring's outer outline (a ring of another colour is its stroke)."""
+    for c in cands:
+        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
+        if not len(inner):
+            continue
+        fill = np.median(inner, axis=0)
+        for x0, y0, x1, y1, filled, fill_area, col in rings:
+            if not (x0 <= c.x0 and y0 <= c.y0 and x1 >= c.x1 and y1 >= c.y1):
+                continue
+            if fill_area > 2.5 * c.fill_area or np.abs(col - fill).max() > 24:
+                continue
+            if abs((x0 + x1) - (c.x0 + c.x1)) > 0.1 * c.w or abs((y0 + y1) - (c.y0 + c.y1)) > 0.1 * c.h:
+                continue
+            c.x0, c.y0, c.x1, c.y1, c.filled, c.fill_area = x0, y0, x1, y1, filled, fill_area
+            break
+    return cands
+
+
 def _drop_frames(cands: list[_Cand]) -> list[_Cand]:
-    """A candidate whose filled area holds other candidates is a subgraph frame (dropped), unless
-    it holds exactly one that fills most of it: then it is the outer ring of a double circle
-    (kept, the inner one dropped)."""
+    """A candidate whose box holds other candidates' boxes is a subgraph frame (or a pocket
+    between edges around nodes): dropped."""
     drop: set[int] = set()
     for a, A in enumerate(cands):
-        inside = [b for b, B in enumerate(cands) if b != a and B.x0 >= A.x0 and B.y0 >= A.y0
-                  and B.x1 <= A.x1 and B.y1 <= A.y1
-                  and A.filled[(B.y0 + B.y1) // 2 - A.y0, (B.x0 + B.x1) // 2 - A.x0]]
-        if not inside:
-            continue
-        if len(inside) == 1 and cands[inside[0]].fill_area >= 0.4 * A.fill_area:
-            drop.add(inside[0])
-        else:
-            drop.add(a)
+        for b, B in enumerate(cands):
+            if a == b:
+                continue
+            ix = max(0, min(A.x1, B.x1) - max(A.x0, B.x0))
+            iy = max(0, min(A.y1, B.y1) - max(A.y0, B.y0))
+            if ix * iy >= 0.8 * B.w * B.h and B.w * B.h < 0.7 * A.w * A.h:
+                drop.add(a)
+                break
     return [c for i, c in enumerate(cands) if i not in drop]
