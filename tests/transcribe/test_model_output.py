@@ -1,0 +1,50 @@
+"""Validation and repair of model-written Mermaid (pure functions, no model needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowpath.transcribe.qwen2vl import check_letters, repair_output, validate_output
+
+LETTERS = ["A", "B", "C"]
+GOOD = 'flowchart TD\n    A(["Start"]) --> B{"Ok?"}\n    B -->|"Yes"| C["Done"]\n'
+
+
+@pytest.mark.parametrize("text, ok, reason", [
+    (GOOD, True, None),
+    ("Sure! Here is the chart: A then B then C", False, "not valid Mermaid"),
+    ('flowchart TD\n    A --> B\n    B --> Q\n', False, "not labels: Q"),
+    ('flowchart TD\n    A --> B\n', False, "missing from the output: C"),
+    ("", False, "not valid Mermaid"),
+])
+def test_validate_output(text, ok, reason):
+    chart, reasons = validate_output(text, LETTERS)
+    assert (not reasons) is ok
+    if reason:
+        assert any(reason in r for r in reasons), reasons
+    else:
+        assert set(chart.nodes) == set(LETTERS)
+
+
+@pytest.mark.parametrize("text", [
+    "```mermaid\n" + GOOD + "```\nHope this helps!",
+    'flowchart TD\n    A --> B\n    B --> Q["stray"]\n    C[[[ broken',
+    "I cannot read this image.",
+    "",
+])
+def test_repair_always_gives_exactly_the_labels_and_says_what_it_did(text):
+    chart, notes = repair_output(text, LETTERS)
+    assert set(chart.nodes) == set(LETTERS)
+    assert all(e.source in LETTERS and e.target in LETTERS for e in chart.edges)
+    if text.startswith("```"):
+        assert [(e.source, e.target, e.condition) for e in chart.edges] == [("A", "B", None), ("B", "C", "yes")]
+    else:
+        assert notes  # something was repaired and said so
+    assert chart.warnings == notes
+
+
+def test_check_letters_orders_missing_labels_naturally():
+    from flowpath.graph import FlowChart
+
+    fc = FlowChart.from_edges([("A", "B")])
+    assert check_letters(fc, ["A", "B", "C", "AA"]) == ["labels missing from the output: C, AA"]
