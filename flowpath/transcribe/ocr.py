@@ -12,6 +12,7 @@ Everything here needs only numpy, OpenCV and pytesseract (core dependencies).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -141,23 +142,55 @@ def estimate_line_height(ink: np.ndarray) -> float | None:
     return float(np.percentile(h[keep], 75)) / 0.72
 
 
-def read_crops(crops: list[TextCrop | None], *, lang: str = "eng", timeout: float = 60.0) -> list[str]:
-    """OCR many crops with one tesseract call.
+def read_crops(crops: list[TextCrop | None], *, lang: str = "eng", timeout: float = 60.0,
+               workers: int = 1) -> list[str]:
+    """OCR many crops with one tesseract call per worker.
 
     Args:
         crops: cleaned crops; None entries read as "".
         lang: tesseract language.
-        timeout: seconds before tesseract is killed (the result is then all "").
+        timeout: seconds before a tesseract call is killed (its crops then read as "").
+        workers: split the crops into this many mosaics read by parallel tesseract processes
+            (each is single-threaded, so this is how a chart uses two cores).
 
     Returns:
         One string per crop; lines joined with a space (Mermaid wraps labels at spaces).
     """
-    import pytesseract
-
     items = [(i, c) for i, c in enumerate(crops) if c is not None]
     texts = [""] * len(crops)
     if not items:
         return texts
+    workers = max(1, min(int(workers), len(items)))
+    if workers == 1:
+        chunks = [items]
+    else:
+        # contiguous chunks of about equal total height (tesseract time ~ pixel count)
+        total = sum(c.image.size for _, c in items)
+        chunks, cur, acc = [], [], 0
+        for it in items:
+            cur.append(it)
+            acc += it[1].image.size
+            if acc >= total * (len(chunks) + 1) / workers and len(chunks) < workers - 1:
+                chunks.append(cur)
+                cur = []
+        if cur:
+            chunks.append(cur)
+    if len(chunks) == 1:
+        results = [_read_mosaic(chunks[0], lang, timeout)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(chunks)) as pool:
+            results = list(pool.map(lambda ch: _read_mosaic(ch, lang, timeout), chunks))
+    for res in results:
+        for idx, text in res.items():
+            texts[idx] = text
+    return texts
+
+
+def _read_mosaic(items: list[tuple[int, TextCrop]], lang: str, timeout: float) -> dict[int, str]:
+    import pytesseract
+
     width = max(c.image.shape[1] for _, c in items)
     spans: list[tuple[int, int, int]] = []
     rows = []
@@ -170,11 +203,15 @@ def read_crops(crops: list[TextCrop | None], *, lang: str = "eng", timeout: floa
         spans.append((i, y, y + h))
         y += h + _GAP
     mosaic = np.vstack(rows)
+    # tesseract's own OpenMP threads slow it down on images this size (tesseract docs:
+    # "OMP_THREAD_LIMIT=1" for parallel runs); we parallelise across processes instead.
+    # pytesseract passes the environment on, so set it (only if the user has not).
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     try:
         data = pytesseract.image_to_data(mosaic, lang=lang, config="--psm 6",
                                          output_type=pytesseract.Output.DICT, timeout=timeout)
     except RuntimeError:  # pytesseract raises RuntimeError on timeout
-        return texts
+        return {}
     per: dict[int, list[tuple[int, int, int, str]]] = {}
     starts = np.array([s[1] for s in spans])
     for k, word in enumerate(data["text"]):
@@ -193,9 +230,7 @@ def read_crops(crops: list[TextCrop | None], *, lang: str = "eng", timeout: floa
         if conf < 10 and not re.search(r"[A-Za-z0-9]", word):
             continue  # specks read as punctuation
         per.setdefault(idx, []).append((int(top), int(left), int(height), word))
-    for idx, words in per.items():
-        texts[idx] = _join_lines(words)
-    return texts
+    return {idx: _join_lines(words) for idx, words in per.items()}
 
 
 def _join_lines(words: list[tuple[int, int, int, str]]) -> str:

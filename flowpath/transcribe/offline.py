@@ -88,6 +88,7 @@ class OCRTranscriber(Transcriber):
         arrow_ratio: a contact is an arrowhead when its stroke is this many times thicker than
             the connector's line.
         timeout: seconds allowed per tesseract call.
+        workers: parallel tesseract processes per chart (2 uses both cores of a small machine).
 
     >>> from flowpath.transcribe import OCRTranscriber  # doctest: +SKIP
     >>> tr = OCRTranscriber()([labelled_chart])[0]      # doctest: +SKIP
@@ -97,7 +98,7 @@ class OCRTranscriber(Transcriber):
     name = "ocr"
 
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None,
-                 arrow_ratio: float = 2.2, timeout: float = 60.0) -> None:
+                 arrow_ratio: float = 2.2, timeout: float = 60.0, workers: int = 2) -> None:
         import shutil
 
         from flowpath.errors import MissingDependencyError, require
@@ -110,6 +111,7 @@ class OCRTranscriber(Transcriber):
         self.node_margin = node_margin
         self.arrow_ratio = float(arrow_ratio)
         self.timeout = float(timeout)
+        self.workers = int(workers)
 
     def __call__(self, charts: list[LabelledChart]) -> list[Transcription]:
         out = []
@@ -236,7 +238,8 @@ class OCRTranscriber(Transcriber):
             pad = 2
             sub = img[max(by0 - pad, 0):by1 + pad, max(bx0 - pad, 0):bx1 + pad]
             label_crops.append(ocr.to_text_crop(sub, None, line_height=line_h))
-        texts = ocr.read_crops(crops + label_crops, lang=self.lang, timeout=self.timeout)
+        texts = ocr.read_crops(crops + label_crops, lang=self.lang, timeout=self.timeout,
+                               workers=self.workers)
         node_texts, label_texts = texts[:len(crops)], texts[len(crops):]
 
         # --- nodes ----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """`SourceTranscriber`: use the chart's own Mermaid source, given beside the image.
 
-For ``chart.png`` it reads ``chart.mmd`` (or ``chart.mermaid``) from the same folder, parses it
+For ``chart.png`` it reads ``chart.mmd`` (or ``chart.mermaid``, or the ``"mermaid"`` key of a
+benchmark-layout ``chart.json``) from the same folder, parses it
 and renames its node ids to the letter labels. Two ways to know which Mermaid node a letter's
 region is, tried in order:
 
@@ -78,6 +79,15 @@ class SourceTranscriber(Transcriber):
             cand = p.with_suffix(suf)
             if cand.is_file():
                 return cand.read_text(encoding="utf-8"), cand
+        # a benchmark-layout json beside the image carries the source under "mermaid"
+        jpath = p.with_suffix(".json")
+        if jpath.is_file():
+            try:
+                text = json.loads(jpath.read_text(encoding="utf-8")).get("mermaid")
+            except (json.JSONDecodeError, AttributeError):
+                text = None
+            if isinstance(text, str) and text.strip():
+                return text, jpath
         return None, None
 
     def _one(self, chart: LabelledChart) -> Transcription:

@@ -1,0 +1,62 @@
+"""Speed of the offline transcriber: seconds per chart, on gold regions (transcription alone).
+
+    python eval/bench_transcribe.py [--bench ../shared/data/febench_dev] [--limit 20] [--workers 2]
+
+Prints one line per chart (nodes, seconds) and a summary: mean seconds per chart, seconds per
+node, and the mean over charts with 16-24 nodes (the "20-node chart" of the target, <= 2 s on
+2 cores). Segmentation and labelling are not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bench", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "febench_dev"))
+    ap.add_argument("--limit", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=2, help="parallel tesseract processes per chart")
+    ap.add_argument("--min-nodes", type=int, default=0, help="only charts with at least this many nodes")
+    args = ap.parse_args()
+
+    from flowpath.bench import Benchmark
+    from flowpath.io import load_image
+    from flowpath.labeller import draw_labels
+    from flowpath.models.base import LabelledChart
+    from flowpath.transcribe import OCRTranscriber
+
+    bench = Benchmark(args.bench)
+    tr = OCRTranscriber(workers=args.workers)
+    rows = []
+    for cid in bench.chart_ids:
+        chart = bench.chart(cid)
+        if len(chart.regions) < args.min_nodes:
+            continue
+        img = load_image(chart.image_path)
+        lab, regions = draw_labels(img, list(chart.regions.values()))
+        t = time.perf_counter()
+        tr([LabelledChart(img, lab, regions)])
+        dt = time.perf_counter() - t
+        rows.append((cid, len(regions), dt))
+        print(f"{cid:24s} nodes={len(regions):3d} {dt:6.2f} s")
+        if len(rows) >= args.limit:
+            break
+    if not rows:
+        print("no charts")
+        return 1
+    secs = [r[2] for r in rows]
+    nodes = sum(r[1] for r in rows)
+    mid = [r[2] for r in rows if 16 <= r[1] <= 24]
+    print(f"\ncharts={len(rows)} mean={statistics.mean(secs):.2f} s/chart median={statistics.median(secs):.2f} "
+          f"per-node={sum(secs) / nodes:.3f} s workers={args.workers}")
+    if mid:
+        print(f"16-24-node charts: n={len(mid)} mean={statistics.mean(mid):.2f} s/chart")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
