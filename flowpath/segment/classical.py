@@ -85,19 +85,23 @@ class ClassicalSegmenter(Segmenter):
         edge_threshold: colour step (max over RGB, 0-255) that separates flat regions.
         min_size: smallest node side, in working pixels.
         min_solidity: filled area / convex-hull area below which a region is not a node.
+        small_text: when the text found is shorter than this (working px), the chart is tiny and
+            a second, blob-based pass runs too.
         with_masks: attach COCO RLE masks to the regions (costs ~1 ms per region).
     """
 
     name = "classical"
 
     def __init__(self, *, max_pixels: int = CLASSICAL_MAX_PIXELS, edge_threshold: int = 20,
-                 min_size: int = 8, min_solidity: float = 0.85, with_masks: bool = True) -> None:
+                 min_size: int = 8, min_solidity: float = 0.85, small_text: float = 10.0,
+                 with_masks: bool = True) -> None:
         if max_pixels < 10_000:
             raise ValueError(f"max_pixels must be >= 10000, got {max_pixels}")
         self.max_pixels = int(max_pixels)
         self.edge_threshold = int(edge_threshold)
         self.min_size = int(min_size)
         self.min_solidity = float(min_solidity)
+        self.small_text = float(small_text)
         self.with_masks = with_masks
         #: why the last image gave no regions (empty string when it gave some)
         self.last_reasons: list[str] = []
@@ -130,10 +134,19 @@ class ClassicalSegmenter(Segmenter):
         sx = work.shape[1] / W
         sy = work.shape[0] / H
         bg = _background_colour(work)
+        self._profiles: dict[tuple, tuple] = {}
+        self._fill_like_of: dict[tuple, list[float]] = {}
+        self._fill_is_bg_of: dict[tuple, bool] = {}
         flat = ~_boundary_mask(work, self.edge_threshold)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
-        if not cands:
+        text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
+        blobs: list[Region] = []
+        if text_h < self.small_text:
+            # tiny chart (e.g. a wide left-to-right chart squeezed to 1600 px): text touches the
+            # node outlines and splits the flat interiors, so also look for solid blobs
+            blobs = self._blob_regions(work, bg, sx, sy, (H, W))
+        if not cands and not blobs:
             return [], "no closed, text-holding shapes found (not a flowchart, or an unsupported style)"
         cands = [c for c in cands if not self._is_edge_label(work, c, bg)]
         cands = _merge_pieces(cands, labels)
@@ -144,7 +157,7 @@ class ClassicalSegmenter(Segmenter):
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
-        regions = resolve_overlaps(regions, iou_threshold=0.5, containment=0.9)
+        regions = resolve_overlaps(regions + blobs, iou_threshold=0.3, containment=0.7)
         if not regions:
             return [], "candidate shapes were all rejected (edge labels, frames or text only)"
         return regions, ""
@@ -167,6 +180,46 @@ class ClassicalSegmenter(Segmenter):
         pts = pts + 0.5 + 0.5 * np.sign(pts - centre)
         poly = [((x + x0) / sx, (y + y0) / sy) for x, y in pts]
         return region_from_polygon(poly, out_size[0], out_size[1], score, with_mask=self.with_masks)
+
+    def _blob_regions(self, work: np.ndarray, bg: np.ndarray, sx: float, sy: float,
+                      out_size: tuple[int, int]) -> list[Region]:
+        """Small-scale pass: non-background pixels, outlines closed by hole filling, thin
+        strokes (edges, text outside nodes) removed by a 3x3 opening; solid, convex blobs that
+        hold no other blob are nodes. Scored below flat-region detections, which win overlaps."""
+        import cv2
+
+        H, W = work.shape[:2]
+        fg = (np.abs(work.astype(np.int16) - bg).max(axis=2) > 30).astype(np.uint8)
+        # fill holes: everything not reachable from the border through background
+        reach = np.pad(1 - fg, 1, constant_values=1)
+        ff = np.zeros((H + 4, W + 4), np.uint8)
+        cv2.floodFill(reach, ff, (0, 0), 2)
+        solid = (reach[1:-1, 1:-1] != 2).astype(np.uint8)
+        solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
+        boxes, polys = [], []
+        for i in range(1, n):
+            x, y, w, h, area = st[i]
+            if w < 6 or h < 6 or area < 40 or x == 0 or y == 0 or x + w >= W or y + h >= H:
+                continue
+            m = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+            cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            c = max(cs, key=cv2.contourArea)
+            hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
+            if area / max(hull, 1.0) < self.min_solidity:
+                continue
+            boxes.append((x, y, x + w, y + h))
+            pts = np.asarray(polygon_of_contour(c), dtype=float)
+            pts = pts + 0.5 + 0.5 * np.sign(pts - pts.mean(axis=0))
+            polys.append([((px + x) / sx, (py + y) / sy) for px, py in pts])
+        out = []
+        for k, (x0, y0, x1, y1) in enumerate(boxes):
+            holds = any(j != k and b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1
+                        for j, b in enumerate(boxes))
+            if not holds:  # a blob around other blobs is a frame or an edge loop
+                out.append(region_from_polygon(polys[k], out_size[0], out_size[1], 0.45,
+                                               with_mask=self.with_masks))
+        return out
 
     def _candidates(self, work: np.ndarray, labels: np.ndarray, stats: np.ndarray, n: int) -> list[_Cand]:
         import cv2
@@ -215,43 +268,46 @@ class ClassicalSegmenter(Segmenter):
 
     def _stroke_profile(self, work: np.ndarray, c: _Cand, bg: np.ndarray
                         ) -> tuple[list[float], np.ndarray, int, int]:
-        """Walk outwards from the interior one pixel ring at a time.
+        """Walk outwards from the interior one pixel ring at a time (rings of a 4-connected
+        distance transform, i.e. the successive 3x3-cross dilations).
 
         Returns ``(stroke_fraction per distance 1..maxd, interior crop mask, y0, x0)``. A ring
         pixel counts as stroke when its colour is not on the line between the fill colour and
         the background colour (anti-aliasing between fill and background lies on that line, a
-        stroke of its own colour does not).
+        stroke of its own colour does not). Cached per candidate.
         """
         import cv2
 
+        key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
+        if key in self._profiles:
+            return self._profiles[key]
         maxd = max(8, int(round(0.5 * c.text_h)))
         p = maxd + 2
         H, W = work.shape[:2]
         ya, yb, xa, xb = max(c.y0 - p, 0), min(c.y1 + p, H), max(c.x0 - p, 0), min(c.x1 + p, W)
         m = np.zeros((yb - ya, xb - xa), np.uint8)
         m[c.y0 - ya:c.y0 - ya + c.h, c.x0 - xa:c.x0 - xa + c.w] = c.filled
-        crop = work[ya:yb, xa:xb].astype(np.float32)
         inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
         fill = np.median(inner, axis=0).astype(np.float32) if len(inner) else bg.astype(np.float32)
+        dist = cv2.distanceTransform(1 - m, cv2.DIST_L1, 3)
+        band = (dist >= 1) & (dist <= maxd)
+        d = dist[band].astype(np.int64)
+        px = work[ya:yb, xa:xb][band].astype(np.float32)
         seg = bg.astype(np.float32) - fill
         seg_len2 = float(seg @ seg)
-        cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
-        cur = m
-        fracs: list[float] = []
-        fill_like: list[float] = []
-        for _ in range(maxd):
-            nxt = cv2.dilate(cur, cross)
-            px = crop[nxt.astype(bool) & ~cur.astype(bool)]
-            if len(px) == 0:
-                break
-            t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
-            dist = np.abs(px - (fill + t[:, None] * seg)).max(axis=1)
-            fracs.append(float((dist > 24).mean()))
-            fill_like.append(float((np.abs(px - fill).max(axis=1) <= 24).mean()))
-            cur = nxt
-        self._fill_like = fill_like
-        self._fill_is_bg = seg_len2 <= 3 * 24 ** 2
-        return fracs, m, ya, xa
+        t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
+        other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
+        fill_like = np.abs(px - fill).max(axis=1) <= 24
+        total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
+        ok = total > 0
+        n = int(np.argmin(ok)) if not ok.all() else len(ok)  # rings up to the first empty one
+        fr_other = (np.bincount(d, weights=other, minlength=maxd + 1)[1:] / np.maximum(total, 1))[:n]
+        fr_fill = (np.bincount(d, weights=fill_like, minlength=maxd + 1)[1:] / np.maximum(total, 1))[:n]
+        result = ([float(v) for v in fr_other], m, ya, xa)
+        self._fill_like_of[key] = [float(v) for v in fr_fill]
+        self._fill_is_bg_of[key] = seg_len2 <= 3 * 24 ** 2
+        self._profiles[key] = result
+        return result
 
     @staticmethod
     def _stroke_width(fracs: list[float]) -> int:
@@ -312,10 +368,11 @@ class ClassicalSegmenter(Segmenter):
         # a second outline around the first, with the fill colour between (double circle): the
         # node ends at the outer one. Only when the fill differs from the background, else the
         # "band" would be plain background and any neighbour's stroke would look like one.
-        if t and not self._fill_is_bg:
+        fill_like = self._fill_like_of[(c.x0, c.y0, c.x1, c.y1, c.fill_area)]
+        if t and not self._fill_is_bg_of[(c.x0, c.y0, c.x1, c.y1, c.fill_area)]:
             start = next(d for d, f in enumerate(fracs) if f > 0.5) + t
             band = 0
-            while start + band < len(fracs) and self._fill_like[start + band] > 0.5:
+            while start + band < len(fracs) and fill_like[start + band] > 0.5:
                 band += 1
             t2 = 0
             while start + band + t2 < len(fracs) and fracs[start + band + t2] > 0.5:
@@ -346,9 +403,15 @@ def _background_colour(image: np.ndarray) -> np.ndarray:
 
 def _boundary_mask(image: np.ndarray, threshold: int) -> np.ndarray:
     """Pixels on either side of a colour step larger than ``threshold`` (max over RGB)."""
-    a = image.astype(np.int16)
-    dx = np.abs(a[:, 1:] - a[:, :-1]).max(axis=2) > threshold
-    dy = np.abs(a[1:] - a[:-1]).max(axis=2) > threshold
+    import cv2
+
+    def step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        d = cv2.absdiff(a, b)
+        ch = cv2.split(d)
+        return cv2.max(cv2.max(ch[0], ch[1]), ch[2]) > threshold
+
+    dx = step(image[:, 1:], image[:, :-1])
+    dy = step(image[1:], image[:-1])
     b = np.zeros(image.shape[:2], bool)
     b[:, 1:] |= dx
     b[:, :-1] |= dx

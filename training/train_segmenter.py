@@ -1,0 +1,349 @@
+"""Train a Mask2Former node segmenter on the generator's COCO sets.
+
+    python training/train_segmenter.py --config configs/segmenter_cpu.yaml
+    accelerate launch training/train_segmenter.py --config configs/segmenter_paper.yaml
+
+Built on the transformers ``Trainer`` (so ``accelerate launch`` spreads it over GPUs unchanged).
+Samples follow the inference tiling policy of `flowpath.segment.mask2former.plan_tiles`: a chart
+is scaled so its shorter side is ``short_side`` px, then a random window of the long side is cut,
+padded to the fixed ``short_side x 2*short_side`` training shape (so batches stack without the
+processor's own padding). Every node instance becomes one mask of the single class ``node``.
+
+The run writes ``OUTPUT_DIR/final/``: ``model.safetensors``, ``config.json``,
+``preprocessor_config.json``, ``flowpath_segmenter.json`` (inference settings),
+``train_config.yaml`` (the resolved config) and ``eval_metrics.json`` (the segmentation
+metrics of `flowpath.evaluation.segmentation` on the evaluation set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import math
+import random
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger("train_segmenter")
+
+
+@dataclass
+class SegTrainConfig:
+    """One flat training config (``configs/segmenter_*.yaml``)."""
+
+    train_data: list[str] = field(default_factory=list)  # COCO jsons (file_name relative to the json)
+    eval_data: str | None = None  # benchmark-layout folder or COCO json, scored after training
+    eval_limit: int | None = None
+    output_dir: str = "runs/segmenter"
+    # model: a local/hub checkpoint to fine-tune, or "scratch" for a small random-init model
+    init: str = "scratch"
+    allow_download: bool = False  # fetch `init` from the Hugging Face hub if not cached
+    embed_dim: int = 32  # scratch Swin backbone
+    depths: list[int] = field(default_factory=lambda: [1, 1, 2, 1])
+    num_heads: list[int] = field(default_factory=lambda: [1, 2, 4, 8])
+    hidden_dim: int = 64
+    encoder_layers: int = 2
+    decoder_layers: int = 3
+    num_queries: int = 50
+    # data
+    short_side: int = 256
+    hflip: bool = False  # flowcharts read top-down/left-right: no flips by default
+    # optimisation
+    epochs: float = 20.0
+    max_steps: int = -1
+    learning_rate: float = 1e-5
+    lr_scheduler: str = "cosine"
+    warmup_ratio: float = 0.0
+    weight_decay: float = 0.05
+    batch_size: int = 4
+    grad_accum: int = 4
+    fp16: bool = False
+    bf16: bool = False
+    seed: int = 0
+    save_steps: int = 200
+    save_total_limit: int = 2
+    logging_steps: int = 10
+    num_workers: int = 0
+    threads: int | None = None  # torch threads on CPU
+    score_threshold: float = 0.5
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, overrides: list[str] | None = None) -> SegTrainConfig:
+        import yaml
+
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{path}: unknown config keys {unknown}")
+        for item in overrides or []:
+            key, _, value = item.partition("=")
+            if key not in known:
+                raise ValueError(f"--set {item}: unknown key {key!r}")
+            data[key] = yaml.safe_load(value)
+        cfg = cls(**data)
+        cfg.validate()
+        return cfg
+
+    def validate(self) -> None:
+        """Fail fast, before any model or data is loaded."""
+        if not self.train_data:
+            raise ValueError("train_data: give at least one COCO json")
+        for p in self.train_data:
+            if not Path(p).is_file():
+                raise ValueError(f"train_data: {p} does not exist")
+        if self.eval_data is not None and not Path(self.eval_data).exists():
+            raise ValueError(f"eval_data: {self.eval_data} does not exist")
+        if self.short_side < 64 or self.short_side % 32:
+            raise ValueError(f"short_side must be a multiple of 32 and >= 64, got {self.short_side}")
+        if self.batch_size < 1 or self.grad_accum < 1:
+            raise ValueError("batch_size and grad_accum must be >= 1")
+        if self.epochs <= 0 and self.max_steps <= 0:
+            raise ValueError("set epochs > 0 or max_steps > 0")
+        if self.fp16 and self.bf16:
+            raise ValueError("fp16 and bf16 are exclusive")
+        if self.init != "scratch" and not Path(self.init).exists() and "/" not in self.init:
+            raise ValueError(f"init: {self.init!r} is neither 'scratch', a local path nor a hub id")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+# --- data ---------------------------------------------------------------------------------------
+class CocoNodeDataset:
+    """Node instances of one or more COCO jsons, served as processor-ready training windows."""
+
+    def __init__(self, coco_paths: list[str], processor: Any, short_side: int, seed: int = 0,
+                 hflip: bool = False) -> None:
+        self.items: list[tuple[Path, list[list[float]]]] = []
+        for cp in coco_paths:
+            cp = Path(cp)
+            data = json.loads(cp.read_text(encoding="utf-8"))
+            polys: dict[Any, list[list[float]]] = {im["id"]: [] for im in data["images"]}
+            for a in data["annotations"]:
+                seg = a.get("segmentation")
+                if isinstance(seg, list) and seg and len(seg[0]) >= 6:
+                    polys[a["image_id"]].append(seg[0])
+                else:  # no polygon: the box
+                    x, y, w, h = a["bbox"]
+                    polys[a["image_id"]].append([x, y, x + w, y, x + w, y + h, x, y + h])
+            for im in data["images"]:
+                path = cp.parent / im["file_name"]
+                if not path.exists():
+                    logger.warning("%s: image %s missing, skipped", cp, path)
+                    continue
+                self.items.append((path, polys[im["id"]]))
+        if not self.items:
+            raise ValueError(f"no usable images in {coco_paths}")
+        self.processor = processor
+        self.short_side = short_side
+        self.rng = random.Random(seed)
+        self.hflip = hflip
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def sample(self, idx: int, rng: random.Random | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+        """A training window: ``(image (S, 2S, 3) or (2S, S, 3), instance map, n_instances)``;
+        instance ids 1..n, 255 = background/padding."""
+        import cv2
+
+        from flowpath.io import load_image
+        from flowpath.segment.mask2former import plan_tiles
+
+        rng = rng or self.rng
+        path, polys = self.items[idx]
+        img = load_image(path)
+        H, W = img.shape[:2]
+        scale, sh, sw, tiles = plan_tiles(H, W, self.short_side)
+        work = cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA) if scale < 1 else img
+        inst = np.full((sh, sw), 255, np.uint8)
+        # larger nodes first so a small node drawn over a big one keeps its pixels
+        order = sorted(range(len(polys)), key=lambda k: -_poly_area(polys[k]))
+        for n, k in enumerate(order[:254], start=1):
+            pts = np.round(np.asarray(polys[k], dtype=float).reshape(-1, 2) * scale).astype(np.int32)
+            cv2.fillPoly(inst, [pts], n)
+        S = self.short_side
+        win_h, win_w = (2 * S, S) if sh >= sw else (S, 2 * S)
+        y0 = rng.randint(0, max(0, sh - win_h))
+        x0 = rng.randint(0, max(0, sw - win_w))
+        crop = work[y0:y0 + win_h, x0:x0 + win_w]
+        icrop = inst[y0:y0 + win_h, x0:x0 + win_w]
+        # drop instances cut by the window (a partial node is not a node to learn)
+        keep: dict[int, int] = {}
+        for v in np.unique(icrop):
+            if v == 255:
+                continue
+            full = int((inst == v).sum())
+            if (icrop == v).sum() >= 0.9 * full:
+                keep[int(v)] = len(keep) + 1
+        remap = np.full(256, 255, np.uint8)
+        for old, new in keep.items():
+            remap[old] = new
+        icrop = remap[icrop]
+        out_img = np.full((win_h, win_w, 3), 255, np.uint8)
+        out_map = np.full((win_h, win_w), 255, np.uint8)
+        out_img[:crop.shape[0], :crop.shape[1]] = crop
+        out_map[:icrop.shape[0], :icrop.shape[1]] = icrop
+        if self.hflip and rng.random() < 0.5:
+            out_img, out_map = out_img[:, ::-1].copy(), out_map[:, ::-1].copy()
+        return out_img, out_map, len(keep)
+
+    def __getitem__(self, idx: int) -> dict[str, Any]:
+        img, inst, n = self.sample(idx)
+        if n == 0:  # a window with no whole node: try another window of the same chart
+            for _ in range(3):
+                img, inst, n = self.sample(idx)
+                if n:
+                    break
+        mapping = {i: 0 for i in range(1, n + 1)}
+        enc = self.processor(images=[img], segmentation_maps=[inst] if n else None,
+                             instance_id_to_semantic_id=[mapping] if n else None,
+                             ignore_index=255, do_resize=False, return_tensors="pt")
+        import torch
+
+        if n:
+            masks, classes = enc["mask_labels"][0].float(), enc["class_labels"][0].long()
+        else:
+            masks = torch.zeros((0, *enc["pixel_values"].shape[-2:]))
+            classes = torch.zeros((0,), dtype=torch.long)
+        return {"pixel_values": enc["pixel_values"][0], "pixel_mask": enc["pixel_mask"][0],
+                "mask_labels": masks, "class_labels": classes}
+
+
+def _poly_area(flat: list[float]) -> float:
+    p = np.asarray(flat, dtype=float).reshape(-1, 2)
+    x, y = p[:, 0], p[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+
+def collate(batch: list[dict[str, Any]]) -> dict[str, Any]:
+    """Stack pixels; masks/classes stay per-image lists (their counts differ)."""
+    import torch
+
+    return {"pixel_values": torch.stack([b["pixel_values"] for b in batch]),
+            "pixel_mask": torch.stack([b["pixel_mask"] for b in batch]),
+            "mask_labels": [b["mask_labels"] for b in batch],
+            "class_labels": [b["class_labels"] for b in batch]}
+
+
+# --- model --------------------------------------------------------------------------------------
+def build_model(cfg: SegTrainConfig) -> tuple[Any, Any]:
+    """``(model, processor)``: fine-tune ``cfg.init`` or build a small random-init model."""
+    from transformers import Mask2FormerConfig, Mask2FormerForUniversalSegmentation, SwinConfig
+    from transformers.models.mask2former.image_processing_pil_mask2former import (
+        Mask2FormerImageProcessorPil,
+    )
+
+    labels = {"id2label": {0: "node"}, "label2id": {"node": 0}}
+    processor = Mask2FormerImageProcessorPil(do_resize=False, ignore_index=255, size_divisor=32,
+                                             do_reduce_labels=False)
+    if cfg.init == "scratch":
+        backbone = SwinConfig(image_size=cfg.short_side, embed_dim=cfg.embed_dim, depths=list(cfg.depths),
+                              num_heads=list(cfg.num_heads), window_size=7,
+                              out_features=["stage1", "stage2", "stage3", "stage4"])
+        mcfg = Mask2FormerConfig(backbone_config=backbone, num_labels=1, num_queries=cfg.num_queries,
+                                 hidden_dim=cfg.hidden_dim, mask_feature_size=cfg.hidden_dim,
+                                 feature_size=cfg.hidden_dim, encoder_layers=cfg.encoder_layers,
+                                 decoder_layers=cfg.decoder_layers, encoder_feedforward_dim=4 * cfg.hidden_dim,
+                                 dim_feedforward=4 * cfg.hidden_dim, use_pretrained_backbone=False, **labels)
+        model = Mask2FormerForUniversalSegmentation(mcfg)
+    else:
+        model = Mask2FormerForUniversalSegmentation.from_pretrained(
+            cfg.init, num_labels=1, ignore_mismatched_sizes=True, use_safetensors=None,
+            local_files_only=not cfg.allow_download, **labels)
+    return model, processor
+
+
+# --- main ---------------------------------------------------------------------------------------
+def train(cfg: SegTrainConfig) -> dict[str, Any]:
+    """Run training + evaluation; returns the evaluation summary (empty without eval_data)."""
+    import torch
+    from transformers import Trainer, TrainingArguments, set_seed
+
+    from flowpath.io import atomic_write_text
+
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    set_seed(cfg.seed)
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model, processor = build_model(cfg)
+    n_params = sum(p.numel() for p in model.parameters())
+    logger.info("model: %s, %.2f M parameters", cfg.init, n_params / 1e6)
+    data = CocoNodeDataset(cfg.train_data, processor, cfg.short_side, seed=cfg.seed, hflip=cfg.hflip)
+    use_cpu = not torch.cuda.is_available()
+    args = TrainingArguments(
+        output_dir=str(out), num_train_epochs=cfg.epochs, max_steps=cfg.max_steps,
+        learning_rate=cfg.learning_rate, lr_scheduler_type=cfg.lr_scheduler, warmup_ratio=cfg.warmup_ratio,
+        weight_decay=cfg.weight_decay, per_device_train_batch_size=cfg.batch_size,
+        gradient_accumulation_steps=cfg.grad_accum, fp16=cfg.fp16 and not use_cpu,
+        bf16=cfg.bf16, seed=cfg.seed, save_strategy="steps", save_steps=cfg.save_steps,
+        save_total_limit=cfg.save_total_limit, logging_steps=cfg.logging_steps,
+        dataloader_num_workers=cfg.num_workers, remove_unused_columns=False, report_to=[],
+        use_cpu=use_cpu, disable_tqdm=True)
+    trainer = Trainer(model=model, args=args, train_dataset=data, data_collator=collate)
+    resume = any(out.glob("checkpoint-*"))
+    trainer.train(resume_from_checkpoint=True if resume else None)
+
+    final = out / "final"
+    if trainer.is_world_process_zero():
+        trainer.save_model(str(final))  # safetensors + config.json
+        processor.save_pretrained(str(final))
+        atomic_write_text(final / "flowpath_segmenter.json",
+                          json.dumps({"short_side": cfg.short_side, "score_threshold": cfg.score_threshold,
+                                      "parameters": n_params}, indent=2))
+        import yaml
+
+        atomic_write_text(final / "train_config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        summary: dict[str, Any] = {}
+        if cfg.eval_data:
+            summary = evaluate(final, cfg)
+        return summary
+    return {}
+
+
+def evaluate(model_dir: Path, cfg: SegTrainConfig) -> dict[str, Any]:
+    """Score a saved checkpoint with flowpath's segmentation metrics; writes eval_metrics.json."""
+    from flowpath.evaluation.segmentation import evaluate_segmenter
+    from flowpath.io import atomic_write_text
+    from flowpath.segment.mask2former import Mask2FormerSegmenter
+
+    seg = Mask2FormerSegmenter(model_dir, device="auto", score_threshold=cfg.score_threshold)
+    report = evaluate_segmenter(seg, cfg.eval_data, limit=cfg.eval_limit)
+    atomic_write_text(Path(model_dir) / "eval_metrics.json", json.dumps(report.to_dict(), indent=2))
+    logger.info("\n%s", report.format_table())
+    return report.summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--config", required=True, help="configs/segmenter_*.yaml")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config key (YAML value), e.g. --set max_steps=10")
+    p.add_argument("--eval-only", metavar="MODEL_DIR", help="only score an existing checkpoint")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        cfg = SegTrainConfig.from_yaml(args.config, args.set)
+    except (ValueError, TypeError) as exc:
+        print(f"train_segmenter: bad config: {exc}", file=sys.stderr)
+        return 2
+    if args.eval_only:
+        summary = evaluate(Path(args.eval_only), cfg)
+    else:
+        summary = train(cfg)
+    if summary:
+        print(json.dumps(summary.get("overall", {}), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
