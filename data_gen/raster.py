@@ -19,12 +19,29 @@ def rasterize_svg(svg: str, width: int, height: int, background: str = "white") 
     import cairosvg
     from PIL import Image
 
+    # The annotations map viewBox units with (sx, sy) = (width / vb_w, height / vb_h); rounding
+    # the size to whole pixels makes sx != sy, and the default "xMidYMid meet" would then scale
+    # uniformly and centre, shifting everything by up to half the rounding slack (7 px seen on a
+    # 1600 x 57 LR chart). Stretch exactly instead.
+    svg = _stretch(svg)
     png = cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=width, output_height=height,
                            background_color=background)
     im = Image.open(io.BytesIO(png)).convert("RGB")
     if im.size != (width, height):  # cairosvg rounds; keep the size the annotations assume
         im = im.resize((width, height), Image.BILINEAR)
     return np.asarray(im)
+
+
+def _stretch(svg: str) -> str:
+    head_end = svg.index(">", svg.index("<svg"))
+    head = svg[:head_end]
+    if "preserveAspectRatio" in head:
+        import re
+
+        head = re.sub(r'preserveAspectRatio="[^"]*"', 'preserveAspectRatio="none"', head)
+    else:
+        head += ' preserveAspectRatio="none"'
+    return head + svg[head_end:]
 
 
 def decode_png(png: bytes, width: int, height: int) -> np.ndarray:

@@ -179,5 +179,6 @@ class MermaidRenderer:
         w, h = res["viewBox"][2], res["viewBox"][3]
         W, H = max(1, round(w * scale)), max(1, round(h * scale))
         page.evaluate("([W, H]) => { const s = document.querySelector('#host svg');"
-                      " s.setAttribute('width', W); s.setAttribute('height', H); }", [W, H])
+                      " s.setAttribute('width', W); s.setAttribute('height', H);"
+                      " s.setAttribute('preserveAspectRatio', 'none'); }", [W, H])
         return page.locator("#host svg").screenshot(type="png", animations="disabled")

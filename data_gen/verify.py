@@ -42,6 +42,7 @@ def node_shape_masks(svg: str, width: int, height: int, dom_ids: list[str],
             el.set("style", "display:none")
         else:
             el.set("style", "fill:rgb(%d,%d,%d);stroke:none;opacity:1;display:inline" % owner)
+    root.set("preserveAspectRatio", "none")  # same exact (sx, sy) stretch as data_gen.raster
     png = cairosvg.svg2png(bytestring=etree.tostring(root), output_width=width, output_height=height,
                            background_color="white")
     arr = np.asarray(Image.open(io.BytesIO(png)).convert("RGB").resize((width, height))).astype(np.float64)
@@ -60,12 +61,19 @@ def node_shape_masks(svg: str, width: int, height: int, dom_ids: list[str],
     return out
 
 
-def polygon_mask(poly: list[list[float]], shape: tuple[int, int], offset: tuple[int, int]) -> np.ndarray:
+def polygon_mask(poly: list[list[float]], shape: tuple[int, int], offset: tuple[int, int],
+                 supersample: int = 4) -> np.ndarray:
+    """Pixels (in a window at ``offset``) at least half covered by the polygon. Drawn at
+    ``supersample`` x and averaged: PIL fills every pixel its outline touches, which alone would
+    grow small shapes by half a pixel all round."""
     from PIL import Image, ImageDraw
 
-    im = Image.new("L", (shape[1], shape[0]), 0)
-    ImageDraw.Draw(im).polygon([(x - offset[0], y - offset[1]) for x, y in poly], fill=255)
-    return np.asarray(im) > 0
+    k = supersample
+    im = Image.new("L", (shape[1] * k, shape[0] * k), 0)
+    # PIL puts integer coordinates at pixel centres; our polygons use pixel edges (0 = left edge)
+    ImageDraw.Draw(im).polygon([((x - offset[0]) * k - 0.5, (y - offset[1]) * k - 0.5) for x, y in poly], fill=255)
+    a = np.asarray(im, dtype=np.float32).reshape(shape[0], k, shape[1], k).mean(axis=(1, 3))
+    return a >= 127.5
 
 
 def region_ious(out: Any, width: int, height: int, scale: tuple[float, float]) -> tuple[dict[str, float], dict[str, Any]]:

@@ -119,3 +119,16 @@ def test_mermaid_error_is_mermaids_own(renderer):
     assert "Parse error" in str(info.value) or "Expecting" in str(info.value)
     # the page keeps working after an error
     assert renderer.render("flowchart LR\n  A --> B").nodes
+
+
+def test_wide_chart_with_unequal_pixel_rounding(renderer):
+    """A long LR chart under the 1600 px width cap: whole-pixel rounding makes sx != sy, which
+    must not shift the picture against the regions (cairosvg would centre it by default)."""
+    from data_gen.geometry import raster_size
+
+    text = "flowchart LR\n" + "\n".join(f"    N{i}[\"Step number {i}\"] --> N{i + 1}" for i in range(12))
+    out = renderer.render(text)
+    W, H, scale = raster_size(out.view_box)
+    assert W == 1600 and abs(scale[0] - scale[1]) > 1e-3  # really the unequal case
+    ious, _ = region_ious(out, W, H, scale)
+    assert np.mean(list(ious.values())) >= 0.95 and min(ious.values()) >= 0.9
