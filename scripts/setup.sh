@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES="chromium tesseract-ocr tesseract-ocr-eng graphviz fonts-dejavu-core"
+APT_PACKAGES="chromium tesseract-ocr tesseract-ocr-eng graphviz fonts-dejavu-core fonts-liberation"
 VENV=${FLOWPATH_VENV:-.venv}
 PY=${PYTHON:-python3}
 
