@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m data_gen", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("out", type=Path, help="output folder (created; re-running resumes)")
+    p.add_argument("--config", type=Path, default=None,
+                   help="flat YAML of option defaults (keys = option names, e.g. configs/gen_seg_train.yaml); "
+                        "flags given on the command line win")
     p.add_argument("--count", type=int, default=100, help="number of procedural charts")
     p.add_argument("--input", type=Path, nargs="+", default=None,
                    help="user Mermaid: .mmd/.md files (one chart each) or .jsonl ({'mermaid': ...} per line) "
@@ -58,8 +61,42 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _apply_config(parser: argparse.ArgumentParser, argv: list[str] | None) -> None:
+    """Load ``--config`` YAML into the parser defaults (fail fast on unknown keys/bad values)."""
+    import yaml
+
+    pre, _ = parser.parse_known_args(argv)
+    if pre.config is None:
+        return
+    if not pre.config.is_file():
+        parser.error(f"config file not found: {pre.config}")
+    data = yaml.safe_load(pre.config.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        parser.error(f"{pre.config}: expected a mapping of option: value")
+    known = {a.dest: a for a in parser._actions}
+    defaults = {}
+    for key, value in data.items():
+        dest = key.replace("-", "_")
+        if dest not in known or dest in ("out", "config", "help"):
+            parser.error(f"{pre.config}: unknown option {key!r}")
+        action = known[dest]
+        if isinstance(value, list):
+            value = ",".join(map(str, value))
+        if action.type is not None and isinstance(value, str):
+            try:
+                value = action.type(value)
+            except (argparse.ArgumentTypeError, ValueError) as err:
+                parser.error(f"{pre.config}: {key}: {err}")
+        if action.choices is not None and value not in action.choices:
+            parser.error(f"{pre.config}: {key} must be one of {list(action.choices)}, got {value!r}")
+        defaults[dest] = value
+    parser.set_defaults(**defaults)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    _apply_config(parser, argv)
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:

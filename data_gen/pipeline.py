@@ -223,12 +223,12 @@ def _write_sft_image(img: Any, ann: dict[str, Any], task: dict[str, Any], out: P
     regions = [Region.from_polygon(ann["nodes"][nid]["polygon"]) for nid in ids]
     labelled, by_letter = draw_labels(img, regions)
     # draw_labels returns the Region objects it was given, keyed by letter
-    index = {id(r): nid for r, nid in zip(regions, ids)}
+    index = {id(r): nid for r, nid in zip(regions, ids, strict=True)}
     mapping = {}
     for letter, reg in by_letter.items():
         nid = index.get(id(reg))
         if nid is None:  # fall back to geometry if the labeller copied the regions
-            nid = next(n for n, r in zip(ids, regions) if r.bbox == reg.bbox)
+            nid = next(n for n, r in zip(ids, regions, strict=True) if r.bbox == reg.bbox)
         mapping[nid] = letter
     # nodes listed in letter order (A, B, ... Z, AA): the order a reader of the image meets them
     relabelled = chart.relabel(mapping).to_dict()

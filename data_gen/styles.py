@@ -26,16 +26,16 @@ EVAL_FONTS = ("DejaVu Sans", "Liberation Sans", "DejaVu Serif", "Liberation Seri
 CURVES = ("basis", "linear", "monotoneY", "stepBefore", "cardinal", "bumpY")
 
 
-def _hex(h: float, s: float, l: float) -> str:
-    r, g, b = colorsys.hls_to_rgb(h % 1.0, min(max(l, 0), 1), min(max(s, 0), 1))
+def _hex(h: float, s: float, lum: float) -> str:
+    r, g, b = colorsys.hls_to_rgb(h % 1.0, min(max(lum, 0), 1), min(max(s, 0), 1))
     return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
 
 
 def _shade(hex_colour: str, factor: float) -> str:
     """Darken (factor < 1) a colour in HLS lightness, keeping its hue."""
     r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
-    h, l, s = colorsys.rgb_to_hls(r, g, b)
-    return _hex(h, min(1.0, s * 1.1 + 0.1), l * factor)
+    h, lum, s = colorsys.rgb_to_hls(r, g, b)
+    return _hex(h, min(1.0, s * 1.1 + 0.1), lum * factor)
 
 
 def _single_colours() -> list[str]:
@@ -43,8 +43,8 @@ def _single_colours() -> list[str]:
     out = []
     for i in range(16):
         h = i / 16
-        for l, s in ((0.9, 0.6), (0.8, 0.55), (0.7, 0.5), (0.6, 0.45)):
-            out.append(_hex(h + 0.013 * (l * 10 % 3), s, l))
+        for lum, s in ((0.9, 0.6), (0.8, 0.55), (0.7, 0.5), (0.6, 0.45)):
+            out.append(_hex(h + 0.013 * (lum * 10 % 3), s, lum))
     return out
 
 

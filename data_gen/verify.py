@@ -28,7 +28,7 @@ def node_shape_masks(svg: str, width: int, height: int, dom_ids: list[str],
     colours = [tuple(round(255 * v) for v in colorsys.hsv_to_rgb((i * 0.618034) % 1.0, 1.0, 0.8))
                for i in range(len(dom_ids))]
     root = etree.fromstring(svg.encode("utf-8"))
-    targets = {root.xpath(f"//*[@id='{d}']")[0]: c for d, c in zip(dom_ids, colours)}
+    targets = {root.xpath(f"//*[@id='{d}']")[0]: c for d, c in zip(dom_ids, colours, strict=True)}
     keep = {a for t in targets for a in t.iterancestors()} | set(targets)
     for el in root.iter():
         if not isinstance(el.tag, str) or el is root or el in keep:
@@ -41,14 +41,14 @@ def node_shape_masks(svg: str, width: int, height: int, dom_ids: list[str],
         if is_label or (el.tag.endswith("rect") and not el.get("width")):
             el.set("style", "display:none")
         else:
-            el.set("style", "fill:rgb(%d,%d,%d);stroke:none;opacity:1;display:inline" % owner)
+            el.set("style", "fill:rgb({},{},{});stroke:none;opacity:1;display:inline".format(*owner))
     root.set("preserveAspectRatio", "none")  # same exact (sx, sy) stretch as data_gen.raster
     png = cairosvg.svg2png(bytestring=etree.tostring(root), output_width=width, output_height=height,
                            background_color="white")
     arr = np.asarray(Image.open(io.BytesIO(png)).convert("RGB").resize((width, height))).astype(np.float64)
     white = np.array([255.0, 255.0, 255.0])
     out = {}
-    for d, c, box in zip(dom_ids, colours, boxes):
+    for d, c, box in zip(dom_ids, colours, boxes, strict=True):
         x0, y0, x1, y1 = box
         gx, gy = (x1 - x0) / 4 + 6, (y1 - y0) / 4 + 6
         X0, Y0 = max(0, int(x0 - gx)), max(0, int(y0 - gy))

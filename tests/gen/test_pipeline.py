@@ -138,3 +138,19 @@ def test_bad_options_are_clear_errors(tmp_path, capsys):
     assert "not found" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main([str(tmp_path / "x"), "--styles", "neon"])
+
+
+def test_config_files_load_and_bad_keys_fail_fast(tmp_path):
+    from data_gen.cli import _apply_config, build_parser
+    from tests.markers import REPO_ROOT
+
+    for cfg in sorted((REPO_ROOT / "configs").glob("gen_*.yaml")):
+        parser = build_parser()
+        _apply_config(parser, ["out", "--config", str(cfg)])
+        args = parser.parse_args(["out", "--config", str(cfg), "--seed", "5"])
+        assert args.seed == 5 and args.count > 0 and set(args.styles) <= {
+            "single_color", "multi_color", "default", "black_white"}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("styles: [neon]\n")
+    with pytest.raises(SystemExit):
+        _apply_config(build_parser(), ["out", "--config", str(bad)])
