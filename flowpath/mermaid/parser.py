@@ -81,8 +81,12 @@ _KEYWORD_RE = re.compile(r"[A-Za-z]+")
 _SLOPPY_LINK_RE = re.compile(r"(?P<tok>->|=>|—>|–>|→|⟶|⇒|-- >|- ->)")
 # Sequence-diagram arrows in a flowchart: ``A -->> B``, ``A ->> B``.
 _DOUBLE_HEAD_RE = re.compile(r"(?P<tok>-{1,3}>>)")
+# what may follow "A --" when the arrow head is missing: one node and the end of the statement
+_LONE_TARGET_RE = re.compile(r"[ \t]*[\w$]+(?:[-.][\w$]+)*(?:[ \t]*$|[ \t]*[;&]|[(\[{>]|:::)", re.M)
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([\w-]*)[^\n]*$", re.M)
 _HEADER_LINE_RE = re.compile(r"^[ \t]*(flowchart-elk|flowchart|graph)\b", re.M)
+_SMART_OPEN_RE = re.compile(r"(?<=[\[({|>/\\])([ \t]*)[\u201c\u201d\u201e\u00ab]")
+_SMART_CLOSE_RE = re.compile(r"[\u201c\u201d\u00bb](?=[ \t]*[\])}|/\\])")
 _HEADER_ANYWHERE_RE = re.compile(r"\b(flowchart|graph)[ \t]+(TD|TB|BT|LR|RL)\b")
 
 _MD_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
@@ -118,6 +122,8 @@ class _Parser:
         self.assigned: set[str] = set()
         self.edge_ids: set[str] = set()
         self.header_seen = False
+        self.edges_in_statement = 0
+        self.defined: set[str] = set()
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     # -- positions and errors -----------------------------------------------------------------
@@ -201,12 +207,14 @@ class _Parser:
                 continue
             start = self.i
             n_edges, n_nodes = len(self.chart.edges), len(self.chart.nodes)
+            self.edges_in_statement = 0
             try:
                 self.statement()
             except MermaidSyntaxError as exc:
                 if self.strict:
                     raise
-                kept = len(self.chart.edges) - n_edges + len(self.chart.nodes) - n_nodes
+                self.rollback_nodes(n_nodes, n_edges)
+                kept = len(self.chart.edges) - n_edges
                 snippet = self.s[start: self.eol(start)].strip()
                 if len(snippet) > 60:
                     snippet = snippet[:57] + "..."
@@ -228,6 +236,15 @@ class _Parser:
         if not self.strict:
             self.drop_repeated_edges()
         return self.chart
+
+    def rollback_nodes(self, n_nodes: int, n_edges: int) -> None:
+        """After a failed statement (lenient), remove the bare nodes it created that no complete
+        edge of it uses: ``This chart shows ...`` must not leave a node ``This`` behind, while
+        ``A["Start"] -->`` (cut off) still keeps node A with its label."""
+        used = {x for e in self.chart.edges[n_edges:] for x in (e.source, e.target)}
+        for nid in list(self.chart.nodes)[n_nodes:]:
+            if nid not in used and nid not in self.defined:
+                self.chart.remove_node(nid)
 
     def drop_repeated_edges(self) -> None:
         """Lenient mode: a model stuck in a repetition loop writes the same edge many times."""
@@ -384,6 +401,10 @@ class _Parser:
             link_at = self.i
             link = self.link()
             if link is None:
+                if not self.strict and self.edges_in_statement and self.starts_edge_statement():
+                    # "A --> B C --> D": a line break lost between two edge statements
+                    self.warn(f"missing line break before {self.describe(self.i)}; read as a new statement")
+                    return
                 raise self.error(f"expected a link such as '-->' or the end of the statement, "
                                  f"found {self.describe(self.i)}")
             self.skip_ws()
@@ -393,7 +414,15 @@ class _Parser:
             for src in prev:
                 for dst in targets:
                     self.chart.add_edge(Edge(src, dst, **link))
+                    self.edges_in_statement += 1
             prev = targets
+
+    _EDGE_STATEMENT_RE = re.compile(
+        r"[\w$]+(?:[-.][\w$]+)*[ \t]*(?:[(\[{>][^\n]*?)?[ \t]*[xo<]?(?:-{2,}|={2,}|-?\.+-|~~~)")
+
+    def starts_edge_statement(self) -> bool:
+        """Whether an edge statement (``id[...] -->``) starts here (lenient line-break repair)."""
+        return self._EDGE_STATEMENT_RE.match(self.s, self.i, self.eol()) is not None
 
     def node_group(self) -> list[str]:
         ids = [self.node()]
@@ -435,6 +464,7 @@ class _Parser:
             self.chart.ensure_node(nid)
         else:
             self.chart.add_node(Node(nid, text if text is not None else nid, shape))
+            self.defined.add(nid)
         if self.stack:
             self.stack[-1].mentioned[nid] = None
         return nid
@@ -609,14 +639,21 @@ class _Parser:
                 kind = m2.group("kind")
                 line_end = self.eol()
                 end = LINK_END_RE[kind].search(s, m2.end(), line_end)
-                if end is None:
+                if end is None and not self.strict and _LONE_TARGET_RE.match(s, m2.end(), line_end):
+                    # "A -- B": the arrow head is missing, not the end of a "-- text -->" label
+                    self.repair(f"link {m2.group()!r} has no arrow head; read as '-->'")
+                    self.i = m2.end()
+                    attrs = {"stroke": {"--": "normal", "==": "thick", "-.": "dotted"}[kind],
+                             "head": "arrow", "tail": "none", "length": 1}
+                elif end is None:
                     raise self.error(f"link text after {kind!r} is never closed by an arrow such as "
                                      f"{'-->' if kind == '--' else '==>' if kind == '==' else '.->'}",
                                      self.i)
-                raw = s[m2.end(): end.start()].strip()
-                label = self.unquote_label(raw)
-                attrs = self._text_link_attrs(kind, m2.group("tail"), end)
-                self.i = end.end()
+                else:
+                    raw = s[m2.end(): end.start()].strip()
+                    label = self.unquote_label(raw)
+                    attrs = self._text_link_attrs(kind, m2.group("tail"), end)
+                    self.i = end.end()
             else:
                 sm = _SLOPPY_LINK_RE.match(s, self.i)
                 if sm is None:
@@ -824,8 +861,12 @@ def _extract_mermaid(text: str) -> tuple[str, list[str]]:
     if dropped:
         warnings.append(f"dropped {len(dropped)} line(s) of text around the Mermaid "
                         f"(lines {_ranges(d + 1 for d in dropped)})")
-    out = [ln if i in keep else "" for i, ln in enumerate(lines)]
-    return "\n".join(out), warnings
+    out = "\n".join(ln if i in keep else "" for i, ln in enumerate(lines))
+    out, n_open = _SMART_OPEN_RE.subn(r'\1"', out)
+    out, n_close = _SMART_CLOSE_RE.subn('"', out)
+    if n_open or n_close:
+        warnings.append(f"read {n_open + n_close} typographic quote(s) around labels as '\"'")
+    return out, warnings
 
 
 def _ranges(nums) -> str:

@@ -104,7 +104,9 @@ LINK_END_RE = {
     "-.": re.compile(r"(?P<body>\.+)-(?P<head>[xo>]?)"),
 }
 
-_ENTITY_RE = re.compile(r"#(\w+);")
+# Mermaid's own ``#quot;`` entities and HTML's ``&quot;`` / ``&#39;`` (labels are rendered as
+# HTML, so the picture shows the decoded character); one pass decodes both without rescanning.
+_ENTITY_RE = re.compile(r"#(\w+);|&(#\d+|#[xX][0-9a-fA-F]+|[A-Za-z]\w*);")
 _BR_RE = re.compile(r"<br\s*/?>", re.I)
 
 
@@ -137,11 +139,13 @@ def decode_entity(name: str) -> str | None:
 
 
 def decode_text(raw: str) -> str:
-    """Label source text -> node text: ``<br>`` becomes a newline, entities are decoded."""
+    """Label source text -> node text: ``<br>`` becomes a newline, Mermaid (``#quot;``) and HTML
+    (``&amp;``, ``&#39;``) entities are decoded, unknown ones kept as written."""
     text = _BR_RE.sub("\n", raw)
 
     def sub(m: re.Match[str]) -> str:
-        dec = decode_entity(m.group(1))
+        name = m.group(1) or m.group(2)
+        dec = decode_entity(name[1:] if name.startswith("#") else name)
         return m.group(0) if dec is None else dec
 
     return _ENTITY_RE.sub(sub, text)
@@ -150,27 +154,51 @@ def decode_text(raw: str) -> str:
 def encode_text(text: str, *, pipe: bool = False) -> str:
     """Node or edge text -> the inside of a Mermaid ``"..."`` string that decodes back to it.
 
-    Escapes exactly what would otherwise change meaning: ``"``, a ``#`` that would start an
-    entity, a literal ``<br>``, control characters, a leading backtick (markdown string), and
-    ``|`` when the text goes between pipes. Newlines become ``<br>``. Checked against Mermaid
-    11's own parser by ``tests/core/test_mermaid_vs_mermaidjs.py``.
+    Escapes exactly what would otherwise change meaning: ``"``, the first character of anything
+    that would read as an entity (``#quot;``, ``&amp;``, ``&#39;``), a literal ``<br>``,
+    control characters, a leading backtick (markdown string), and ``|`` when the text goes
+    between pipes. Newlines become ``<br>``. Checked against Mermaid 11's own parser by
+    ``tests/core/test_mermaid_vs_mermaidjs.py``.
     """
-    out = _ENTITY_RE.sub(lambda m: "#35;" + m.group(0)[1:], text)
-    out = _BR_RE.sub(lambda m: "#lt;" + m.group(0)[1:], out)
-    out = out.replace('"', "#quot;")
-    if pipe:
-        out = out.replace("|", "#124;")
-    out = "".join(f"#{ord(c)};" if (ord(c) < 32 and c != "\n") or c == "\x7f" else c for c in out)
-    out = out.replace("\n", "<br>")
-    if out.startswith("`"):
-        out = "#96;" + out[1:]
+    out: list[str] = []
+
+    def put_entity(ent: str) -> None:
+        # "&" + "#1;" would itself read as an HTML entity; escaping that "&" inserts another
+        # "#38;", so a run of "&" before it is escaped as a whole
+        k = len(out) - 1
+        while k >= 0 and out[k] == "&":
+            out[k] = "#38;"
+            k -= 1
+        out.append(ent)
+
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if (c == "#" or c == "&") and _ENTITY_RE.match(text, i):
+            put_entity("#35;" if c == "#" else "#38;")
+        elif c == "<" and _BR_RE.match(text, i):
+            put_entity("#lt;")
+        elif c == '"':
+            put_entity("#quot;")
+        elif c == "|" and pipe:
+            put_entity("#124;")
+        elif c == "\n":
+            out.append("<br>")
+        elif ord(c) < 32 or c == "\x7f":
+            put_entity(f"#{ord(c)};")
+        elif c == "`" and i == 0:
+            put_entity("#96;")
+        else:
+            out.append(c)
+        i += 1
+    enc = "".join(out)
     # Mermaid rejects an empty string (``A[""]``), so "" is written as " " and read back as "";
     # a text of only spaces is then written with entities to stay distinct.
-    if not out:
+    if not enc:
         return " "
-    if not out.strip(" "):
-        return "#32;" * len(out)
-    return out
+    if not enc.strip(" "):
+        return "#32;" * len(enc)
+    return enc
 
 
 def decode_quoted(raw: str) -> str:

@@ -39,6 +39,7 @@ def _edges(chart: FlowChart) -> list[tuple]:
     ("A(call (nested) here)", "round", "call (nested) here"),
     ('A["Say #quot;hi#quot; #amp; #35;1 #9829;"]', "rect", 'Say "hi" & #1 \u2665'),
     ('A["line one<br>line two<br/>three"]', "rect", "line one\nline two\nthree"),
+    ("A[It&#39;s &amp; &lt;ok&gt; &bogus;]", "rect", "It's & <ok> &bogus;"),
     ('A["`**Bold** and *it*`"]', "rect", "Bold and it"),
     ('A["`multi\n   line`"]', "rect", "multi\nline"),
     ('A["has `code` inside"]', "rect", "has `code` inside"),
@@ -261,6 +262,9 @@ def test_non_string_input():
     ("flowchart TD\nA --> B\nA --> B\nA --> B\nB --> C\nB --> C", [("A", "B", None), ("B", "C", None)],
      ["dropped 3 repeated edge(s): A->B, B->C"]),
     ("flowchart TD\nA --> end", [("A", "end", None)], ["Mermaid keyword"]),
+    ("flowchart TD\nA --> B C --> D", [("A", "B", None), ("C", "D", None)], ["missing line break"]),
+    ("flowchart TD\nA -- B\nB == C[x]", [("A", "B", None), ("B", "C", None)], ["no arrow head"]),
+    ("flowchart TD\nA[\u201cGo\u201d] -->|\u201cYes\u201d| B", [("A", "B", "Yes")], ["typographic quote"]),
 ])
 def test_lenient_salvages_and_reports(src, edges, warn_fragments):
     chart = parse_mermaid(src, strict=False)
@@ -268,9 +272,20 @@ def test_lenient_salvages_and_reports(src, edges, warn_fragments):
     text = "\n".join(chart.warnings)
     for frag in warn_fragments:
         assert frag in text, chart.warnings
-    if warn_fragments and "repeated" not in warn_fragments[0]:  # repeated edges are valid Mermaid
+    valid_mermaid = ("repeated", "typographic")  # valid Mermaid that lenient mode still tidies
+    if warn_fragments and not any(v in warn_fragments[0] for v in valid_mermaid):
         with pytest.raises(MermaidSyntaxError):
             parse_mermaid(src, strict=True)
+
+
+def test_lenient_failed_statement_leaves_no_junk_nodes_but_keeps_defined_ones():
+    chart = parse_mermaid('flowchart TD\nA --> B\nThis chart shows A --> B.\nC["Cut off"] -->', strict=False)
+    assert list(chart.nodes) == ["A", "B", "C"]
+    assert chart.nodes["C"].text == "Cut off"
+    assert _edges(chart) == [("A", "B", None)]
+    # a prose line after an edge is not split into nodes either
+    chart = parse_mermaid("flowchart TD\nA --> B and then it ends", strict=False)
+    assert list(chart.nodes) == ["A", "B"]
 
 
 def test_lenient_repairs_label_text():
@@ -309,8 +324,9 @@ def test_lenient_never_raises_on_garbage(garbage):
 
 # -- export -------------------------------------------------------------------------------------------
 def test_to_mermaid_escapes_and_round_trips_awkward_text():
-    chart = FlowChart.from_edges([("A", "B", 'a|b "c"'), ("B", "C", "#quot; <br> x")],
-                                 {"A": 'He said "hi"\nthen left', "B": "`tick`", "C": "#35; & <br/>"})
+    chart = FlowChart.from_edges([("A", "B", 'a|b "c"'), ("B", "C", "#quot; <br> x"), ("C", "D", "&|")],
+                                 {"A": 'He said "hi"\nthen left', "B": "`tick`", "C": "#35; & <br/>",
+                                  "D": "&&\x1f &#39; &amp;", "E": "", "F": "   "})
     out = to_mermaid(chart)
     assert "\n" not in out.strip().splitlines()[1]
     back = parse_mermaid(out)

@@ -17,7 +17,7 @@ node_ids = st.from_regex(r"[A-Za-z0-9_]{1,4}(-[A-Za-z0-9_]{1,2})?", fullmatch=Tr
 # Any text, including the characters Mermaid gives meaning to.
 texts = st.lists(st.one_of(
     st.characters(exclude_categories=("Cs",)),
-    st.sampled_from(list('"#;&|[](){}<>/\\`*_-.:=~ox\n\t') + ["<br>", "#quot;", "#35;", "`", "-->"]),
+    st.sampled_from(list('"#;&|[](){}<>/\\`*_-.:=~ox\n\t') + ["<br>", "#quot;", "#35;", "`", "-->", "&amp;", "&#39;", "&#x27;", "&"]),
 ), max_size=16).map("".join)
 strokes = st.sampled_from(["normal", "thick", "dotted", "invisible"])
 markers = st.sampled_from(["arrow", "none", "circle", "cross"])
@@ -76,7 +76,16 @@ def test_lenient_parse_of_fenced_chatty_export_recovers_the_chart(chart, before,
     text = f"{before}```mermaid\n{to_mermaid(chart)}```{after}"
     back = parse_mermaid(text, strict=False)
     back.warnings = []
-    assert back.to_dict() == chart.to_dict()
+    expected = chart.to_dict()
+    seen: set = set()
+    edges = []
+    for e in expected["edges"]:  # lenient mode drops exact repeats (model repetition loops)
+        key = (e["source"], e["target"], e["label"], e["stroke"], e["head"], e["tail"])
+        if key not in seen:
+            seen.add(key)
+            edges.append(e)
+    expected["edges"] = edges
+    assert back.to_dict() == expected
 
 
 _mermaidish = st.lists(st.sampled_from(

@@ -90,7 +90,7 @@ def _differences(chart: FlowChart, js: dict, markdown_raw: bool = False) -> list
 
 
 def _random_chart(rng: random.Random) -> FlowChart:
-    alphabet = list("abcXYZ 019_-.,:;!?'\"#|[](){}/\\`*=~ox") + ["#quot;", "#35;", "é", "中", "\n", "  ", "<br>"]
+    alphabet = list("abcXYZ 019_-.,:;!?'\"#|[](){}/\\`*=~ox") + ["#quot;", "#35;", "é", "中", "\n", "  ", "<br>", "&amp;", "&#39;", "&"]
 
     def text(n: int) -> str:
         return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, n)))
