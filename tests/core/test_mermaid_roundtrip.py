@@ -10,7 +10,7 @@ from flowpath.graph import DIRECTIONS, SHAPES, Edge, FlowChart, Node, Subgraph
 from flowpath.mermaid import MermaidSyntaxError, parse_mermaid, to_mermaid
 from flowpath.mermaid.parser import RESERVED_IDS
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 node_ids = st.from_regex(r"[A-Za-z0-9_]{1,4}(-[A-Za-z0-9_]{1,2})?", fullmatch=True).filter(
     lambda s: s not in RESERVED_IDS and not s.startswith("sg_"))
@@ -94,7 +94,7 @@ _mermaidish = st.lists(st.sampled_from(
     max_size=40).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.one_of(_mermaidish, st.text(max_size=60)))
 def test_parser_fails_only_with_syntax_errors(text):
     try:
