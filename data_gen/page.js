@@ -183,14 +183,18 @@
 
     const nodes = [];
     const nodeIds = new Set();
-    for (const g of root.querySelectorAll("g.node")) {
+    // classic look: g.node; handDrawn look: g.rough-node
+    for (const g of root.querySelectorAll("g.node, g.rough-node")) {
       const m = /^(?:.*?-)?flowchart-(.+)-(\d+)$/.exec(g.id || "");
       const nid = m ? m[1] : (g.getAttribute("data-id") || g.id);
       nodeIds.add(nid);
       let cont = g.querySelector(":scope > .label-container") || g.querySelector(".label-container");
       let els;
       if (!cont) {
-        els = Array.from(g.children).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
+        // handDrawn rhombus/circle groups carry no label-container class: every shape outside
+        // the label belongs to the outline (sketch strokes and hachure fill included)
+        els = Array.from(g.querySelectorAll("*")).filter((c) =>
+          SHAPE_TAGS.has(c.tagName.toLowerCase()) && !c.closest("g.label"));
       } else if (SHAPE_TAGS.has(cont.tagName.toLowerCase())) {
         els = [cont];
       } else {
