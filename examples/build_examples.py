@@ -1,6 +1,7 @@
 """Rebuild the embedded examples (``make demo``): render the charts below with the project's
 Mermaid renderer (``data_gen``, Debian chromium + the pinned npm Mermaid) and write them in the
-benchmark layout, so ``examples/`` is also a tiny benchmark:
+benchmark layout, so ``examples/`` is also a tiny benchmark (Mermaid ids follow reading order,
+so they equal the letters the labeller draws and results read alongside the gold):
 
     examples/charts/<name>.png   the rendering (default Mermaid theme, 2x, like the benchmark)
     examples/charts/<name>.json  {"mermaid", "width", "height", "scale", "domain",
@@ -25,12 +26,12 @@ CHARTS = {
     A(["Start"]) --> B[/"Receive the loan application"/]
     B --> C{"Is the credit score above 600?"}
     C -->|"Yes"| D["Check the applicant's income"]
-    C -->|"No"| E["Reject the application"]
-    D --> F{"Is the income sufficient?"}
-    F -->|"Yes"| G["Approve the loan"]
-    F -->|"No"| E
-    G --> H(["End"])
-    E --> H
+    C -->|"No"| G["Reject the application"]
+    D --> E{"Is the income sufficient?"}
+    E -->|"Yes"| F["Approve the loan"]
+    E -->|"No"| G
+    F --> H(["End"])
+    G --> H
 """),
     "sum_items": ("code", """flowchart TD
     A(["Start"]) --> B[/"Receive the list 'items'"/]
@@ -59,10 +60,10 @@ QUESTIONS = [
      "The applicant's income is checked.", ["C", "D"]),
     ("loan", "applied_scenario",
      "An applicant has a credit score of 720 but an insufficient income. What happens to the application?",
-     "The application is rejected.", ["C", "F", "E"]),
+     "The application is rejected.", ["C", "E", "G"]),
     ("loan", "topological",
      "How many edges are on the shortest path from 'Start' to 'Reject the application'?", "3",
-     ["A", "E"]),
+     ["A", "G"]),
     ("sum_items", "flow_referential", "What does the function do right after setting 'total' to 0?",
      "It checks whether there are items left.", ["C", "D"]),
     ("sum_items", "fact_retrieval", "What does the function return?", "It returns 'total'.", ["F"]),
