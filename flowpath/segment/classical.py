@@ -311,14 +311,23 @@ class ClassicalSegmenter(Segmenter):
 
     @staticmethod
     def _stroke_width(fracs: list[float]) -> int:
-        """Rings of stroke right outside the interior (ring 1 may still be anti-aliased fill)."""
+        """Rings of stroke right outside the interior (the first two rings may still be
+        boundary-marked fill)."""
         t = 0
         for d, f in enumerate(fracs):
             if f > 0.5:
                 t += 1
-            elif t or d >= 1:
+            elif t or d >= 2:
                 break
         return t
+
+    @staticmethod
+    def _stroke_start(fracs: list[float]) -> int:
+        """Index of the first stroke ring (0 or 1 or 2), or the count of leading fill rings."""
+        for d, f in enumerate(fracs[:3]):
+            if f > 0.5:
+                return d
+        return 1
 
     def _is_edge_label(self, work: np.ndarray, c: _Cand, bg: np.ndarray) -> bool:
         """An edge-label box: Mermaid sizes it to its text, with no stroke. So a region without
@@ -351,8 +360,9 @@ class ClassicalSegmenter(Segmenter):
         box_cols = np.nonzero(m.any(axis=0))[0]
         hpad = min(cols.min() - box_cols.min(), box_cols.max() - cols.max())
         ink_rows = np.nonzero(ink.any(axis=1))[0]
-        vpad = min(ink_rows.min() - rows.min(), rows.max() - ink_rows.max())
-        return hpad <= max(3, 0.2 * c.text_h) or vpad <= 0.15 * c.text_h
+        # label boxes are exactly their text lines tall; nodes add padding above and below
+        vpad = (ink_rows.min() - rows.min()) + (rows.max() - ink_rows.max())
+        return hpad <= max(3, 0.2 * c.text_h) or vpad <= 0.5 * c.text_h
 
     def _grow_to_stroke(self, work: np.ndarray, c: _Cand, bg: np.ndarray) -> tuple[np.ndarray, int, int]:
         """Grow the interior outwards to the centre line of its stroke (where Mermaid's node
@@ -364,7 +374,7 @@ class ClassicalSegmenter(Segmenter):
 
         fracs, m, ya, xa = self._stroke_profile(work, c, bg)
         t = self._stroke_width(fracs)
-        grow = 1 + int(round(t / 2.0 + 1e-6))
+        grow = (self._stroke_start(fracs) if t else 1) + int(round(t / 2.0 + 1e-6))
         # a second outline around the first, with the fill colour between (double circle): the
         # node ends at the outer one. Only when the fill differs from the background, else the
         # "band" would be plain background and any neighbour's stroke would look like one.
@@ -417,6 +427,12 @@ def _boundary_mask(image: np.ndarray, threshold: int) -> np.ndarray:
     b[:, :-1] |= dx
     b[1:] |= dy
     b[:-1] |= dy
+    # a two-pixel step catches anti-aliased ramps between similar colours (dark stroke on a
+    # dark fill), whose single-pixel steps all stay under the threshold; it marks the middle pixel
+    dx2 = step(image[:, 2:], image[:, :-2])
+    dy2 = step(image[2:], image[:-2])
+    b[:, 1:-1] |= dx2
+    b[1:-1] |= dy2
     return b
 
 
