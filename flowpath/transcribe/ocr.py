@@ -275,7 +275,8 @@ def clean_label(text: str) -> str:
     if not low:
         return text
     for word, canon in _CANON.items():
-        if low == word or (len(word) >= 3 and len(low) == len(word) and sum(a != b for a, b in zip(low, word)) <= 1):
+        if low == word or (len(low) == len(word) and low[0] == word[0]
+                           and sum(a != b for a, b in zip(low, word)) <= 1):
             return canon
     return plain
 

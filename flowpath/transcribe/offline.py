@@ -151,7 +151,7 @@ class OCRTranscriber(Transcriber):
 
         sides = [min(r.width, r.height) for r in regions if r.width > 0 and r.height > 0]
         unit = float(np.median(sides)) if sides else 40.0
-        margin = self.node_margin if self.node_margin is not None else int(np.clip(round(unit * 0.05), 3, 10))
+        margin = self.node_margin if self.node_margin is not None else int(np.clip(round(unit * 0.05), 2, 10))
 
         # region maps: owner (node mask grown by `margin`) and contact ring (grown further)
         order = sorted(range(len(regions)), key=lambda i: -regions[i].area)
@@ -212,10 +212,19 @@ class OCRTranscriber(Transcriber):
         if flats is not None:
             # subgraph fills and other large flat areas are background for connector tracing
             conn &= ~flats
-            conn_u8 = conn.astype(np.uint8)
+        frames = _frames(conn, line_h)
+        if frames is not None:
+            conn &= ~frames
+            # a subgraph title sits just under its frame's top edge: not an edge label
+            boxes = [b for b in boxes if not _under_frame(b, frames, line_h)]
+        conn_u8 = conn.astype(np.uint8)
         conn2 = conn_u8.copy()
+        # a label drawn on an opaque box interrupts its line a few px before the glyphs:
+        # fill the box grown by that padding so both halves of the line join through it
+        gpad = max(2, int(round(0.35 * line_h)))
         for (bx0, by0, bx1, by1) in boxes:
-            conn2[by0:by1, bx0:bx1] = 1
+            conn2[max(by0 - gpad, 0):by1 + gpad, max(bx0 - gpad, 0):bx1 + gpad] = 1
+        conn2 &= ~node_mask.astype(np.uint8)
         # bridge the gaps of dotted and dashed connectors (a few px) before labelling pieces
         gap = max(3, int(round(line_h * 0.15)) | 1)
         conn2 = cv2.morphologyEx(conn2, cv2.MORPH_CLOSE, np.ones((gap, gap), np.uint8)) & ~node_mask.astype(np.uint8) | conn2
@@ -237,7 +246,9 @@ class OCRTranscriber(Transcriber):
         for (bx0, by0, bx1, by1) in boxes:
             pad = 2
             sub = img[max(by0 - pad, 0):by1 + pad, max(bx0 - pad, 0):bx1 + pad]
-            label_crops.append(ocr.to_text_crop(sub, None, line_height=line_h))
+            # labels are short words: read them larger than node text (tesseract misreads
+            # two-letter words at node-text size far more often)
+            label_crops.append(ocr.to_text_crop(sub, None, line_height=line_h / 1.4))
         texts = ocr.read_crops(crops + label_crops, lang=self.lang, timeout=self.timeout,
                                workers=self.workers)
         node_texts, label_texts = texts[:len(crops)], texts[len(crops):]
@@ -356,6 +367,61 @@ def _label_boxes(faint: np.ndarray, dark: np.ndarray, near_node: np.ndarray, lin
             pad = max(2, int(line_h * 0.15))
             boxes.append((max(x0 - pad, 0), max(y0 - pad, 0), min(x1 + pad, W), min(y1 + pad, H)))
     return [(int(a), int(b), int(c), int(d)) for a, b, c, d in boxes], flats
+
+
+def _under_frame(box: tuple[int, int, int, int], frames: np.ndarray, line_h: float) -> bool:
+    x0, y0, x1, y1 = box
+    top = max(int(y0 - 1.2 * line_h), 0)
+    band = frames[top:y0 + 1, x0:x1]
+    return bool(band.size) and bool((band.sum(axis=1) > 0.6 * (x1 - x0)).any())
+
+
+def _frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
+    """Pixels of subgraph frames (long straight lines forming most of a rectangle), minus the
+    places where a connector crosses them; None when there is no frame.
+
+    A frame touches every connector that crosses it and would merge them all into one piece.
+    """
+    L = max(int(3 * line_h), 40)
+    u8 = conn.astype(np.uint8)
+    hor = cv2.morphologyEx(u8, cv2.MORPH_OPEN, np.ones((1, L), np.uint8))
+    ver = cv2.morphologyEx(u8, cv2.MORPH_OPEN, np.ones((L, 1), np.uint8))
+    lines = hor | ver
+    if not lines.any():
+        return None
+    joined = cv2.dilate(lines, np.ones((5, 5), np.uint8))
+    n, lab, st, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    out = np.zeros(conn.shape, bool)
+    for j in range(1, n):
+        x, y, w, h = st[j, :4]
+        if w < 3 * line_h or h < 3 * line_h:
+            continue
+        sl = (slice(y, y + h), slice(x, x + w))
+        comp = (lab[sl] == j) & (lines[sl] > 0)
+        # the frame's sides are rows/columns that run most of the way across the component
+        # (its bbox may be taller than the frame: straight connector runs attached to it)
+        rows = np.flatnonzero(comp.sum(axis=1) > 0.5 * w)
+        cols = np.flatnonzero(comp.sum(axis=0) > 0.5 * h)
+        n_sides = (2 if len(rows) and np.ptp(rows) > 0.3 * h else int(len(rows) > 0)) + \
+                  (2 if len(cols) and np.ptp(cols) > 0.3 * w else int(len(cols) > 0))
+        if n_sides >= 3:
+            keep = np.zeros_like(comp)
+            for r in rows:
+                keep[max(r - 3, 0):r + 4] = True
+            for cidx in cols:
+                keep[:, max(cidx - 3, 0):cidx + 4] = True
+            out[sl] |= comp & keep
+    if not out.any():
+        return None
+    # keep crossings: frame pixels with connector ink on both sides across the frame line
+    d = 4
+    pad = np.pad(conn, d)
+    H, W = conn.shape
+    up, down = pad[0:H, d:W + d], pad[2 * d:H + 2 * d, d:W + d]
+    left, right = pad[d:H + d, 0:W], pad[d:H + d, 2 * d:W + 2 * d]
+    crossing = (hor.astype(bool) & up & down) | (ver.astype(bool) & left & right)
+    crossing = cv2.dilate(crossing.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return out & ~crossing
 
 
 def _contacts(comp: np.ndarray, ncomp: int, contact_owner: np.ndarray, node_mask: np.ndarray,
