@@ -97,6 +97,8 @@ def node_outline(shapes: list[dict[str, Any]]) -> list[Point]:
             area = abs(shoelace(raw))
             if 0.5 * hull_area < area < 0.97 * hull_area and not _self_intersects(raw):
                 return simplify(list(raw) + [raw[0]], 0.15)[:-1]
+    if len(hull) > 16:  # sampled curves (stadium, circle, rough.js paths): drop collinear points
+        hull = simplify(hull + [hull[0]], 0.1)[:-1]
     return hull
 
 

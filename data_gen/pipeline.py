@@ -21,6 +21,7 @@ import logging
 import multiprocessing
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -116,7 +117,8 @@ def procedural_jobs(cfg: GenConfig) -> Iterator[ChartJob]:
 
 
 def file_jobs(cfg: GenConfig, paths: list[Path]) -> Iterator[ChartJob]:
-    """Jobs from user Mermaid: ``.mmd``/``.md`` files (one chart each) or ``.jsonl`` (one
+    """Jobs from user Mermaid: ``.mmd`` files (one chart each), ``.md`` files (each ```` ```mermaid ````
+    fence is a chart) or ``.jsonl`` (one
     ``{"id"?, "mermaid", "domain"?}`` per line). Each chart gets ``cfg.styles`` round-robin."""
     i = 0
     for path in paths:
@@ -136,8 +138,16 @@ def file_jobs(cfg: GenConfig, paths: list[Path]) -> Iterator[ChartJob]:
                     i += 1
         else:
             text = path.read_text(encoding="utf-8")
-            yield _user_job(cfg, i, path.stem, text, None, str(path))
-            i += 1
+            # Markdown: every ```mermaid fence is one chart
+            fences = re.findall(r"```mermaid\s*\n(.*?)```", text, flags=re.S)
+            if fences:
+                for k, body in enumerate(fences):
+                    cid = path.stem if len(fences) == 1 else f"{path.stem}_{k:03d}"
+                    yield _user_job(cfg, i, cid, body, None, f"{path}#{k}")
+                    i += 1
+            else:
+                yield _user_job(cfg, i, path.stem, text, None, str(path))
+                i += 1
 
 
 def _user_job(cfg: GenConfig, i: int, cid: str, text: str, domain: str | None, source: str) -> ChartJob:
@@ -260,12 +270,7 @@ def run(cfg: GenConfig, jobs: Iterator[ChartJob] | None = None,
     pool = (ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("spawn"))
             if cfg.workers > 0 else None)
     pending: list[Future[dict[str, Any]]] = []
-    bar = tqdm(total=cfg.count if jobs is None or hasattr(jobs, "__len__") else None, desc="charts",
-               unit="chart", disable=None, dynamic_ncols=True)
-    try:
-        bar.total = cfg.count
-    except Exception:  # noqa: BLE001
-        pass
+    bar = tqdm(total=cfg.count, desc="charts", unit="chart", disable=None, dynamic_ncols=True)
 
     def record_error(cid: str, source: str | None, msg: str, stage: str) -> None:
         nonlocal n_fail

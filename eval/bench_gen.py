@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -32,24 +33,42 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from data_gen.pipeline import GenConfig, procedural_jobs, run  # noqa: E402
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process plus its finished children (workers, and Chromium through the
+    playwright driver, once they have exited): a load-independent cost measure."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def bench_pipeline(n: int, workers: int, seed: int, rasterizer: str = "cairo") -> dict:
     out = Path(tempfile.mkdtemp(prefix="bench-gen-"))
     try:
         cfg = GenConfig(out=out, count=n, seed=seed, workers=workers, min_nodes=10, max_nodes=30,
                         rasterizer=rasterizer, prefix="b")
         # warm-up excluded: browser start is paid once per run, report it separately
-        t0 = time.time()
+        t0, c0 = time.time(), _cpu_seconds()
         summary = run(cfg)
-        wall = time.time() - t0
+        wall, cpu = time.time() - t0, _cpu_seconds() - c0
         nodes = [len(json.loads(f.read_text())["nodes"]) for f in (out / "charts").glob("*.json")]
-        return {"charts": summary["charts_written"], "failed": summary["charts_failed"],
-                "seconds": round(wall, 2), "charts_per_s": round(summary["charts_written"] / wall, 3),
+        n_ok = summary["charts_written"]
+        return {"charts": n_ok, "failed": summary["charts_failed"],
+                "seconds": round(wall, 2), "charts_per_s": round(n_ok / wall, 3),
+                "cpu_s_per_chart": round(cpu / max(1, n_ok), 3),
                 "mean_nodes": round(sum(nodes) / max(1, len(nodes)), 1)}
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
 
 def bench_fresh_browser(n: int, seed: int, mmdc: str | None) -> dict:
+    t0, c0 = time.time(), _cpu_seconds()
+    res = _fresh_browser(n, seed, mmdc)
+    cpu = _cpu_seconds() - c0
+    res["cpu_s_per_chart"] = round(cpu / max(1, res["charts"]), 3)
+    del t0
+    return res
+
+
+def _fresh_browser(n: int, seed: int, mmdc: str | None) -> dict:
     """Fresh browser process per chart; same rasterise/regions/write work for our renderer."""
     from data_gen.geometry import raster_size
     from data_gen.pipeline import finish_chart
@@ -146,10 +165,14 @@ def main(argv: list[str] | None = None) -> int:
         report["pipeline_browser_raster"] = bench_pipeline(args.browser_raster, args.workers, args.seed, "browser")
         print(json.dumps({"pipeline_browser_raster": report["pipeline_browser_raster"]}), flush=True)
     if args.baseline:
-        report["fresh_browser_per_chart"] = bench_fresh_browser(args.baseline, args.seed, args.mmdc)
-        report["speedup_vs_fresh_browser"] = round(
-            report["pipeline_cairo"]["charts_per_s"] / max(1e-9, report["fresh_browser_per_chart"]["charts_per_s"]), 2)
-        print(json.dumps({k: report[k] for k in ("fresh_browser_per_chart", "speedup_vs_fresh_browser")}), flush=True)
+        variants = [("fresh_chromium_per_chart", None)] + ([("mermaid_cli_per_chart", args.mmdc)] if args.mmdc else [])
+        for name, exe in variants:
+            report[name] = bench_fresh_browser(args.baseline, args.seed, exe)
+            pc, fb = report["pipeline_cairo"], report[name]
+            report[f"speedup_vs_{name}"] = {
+                "wall": round(pc["charts_per_s"] / max(1e-9, fb["charts_per_s"]), 2),
+                "cpu": round(fb["cpu_s_per_chart"] / max(1e-9, pc["cpu_s_per_chart"]), 2)}
+            print(json.dumps({name: fb, f"speedup_vs_{name}": report[f"speedup_vs_{name}"]}), flush=True)
     if args.iou:
         report["region_iou"] = bench_iou(args.iou, args.seed)
         print(json.dumps({"region_iou": report["region_iou"]}), flush=True)
