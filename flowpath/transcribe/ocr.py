@@ -34,7 +34,7 @@ class TextCrop:
 
 
 def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height: float | None = None,
-                 max_width: int = 1400) -> TextCrop | None:
+                 max_width: int = 1400, hard: bool = False) -> TextCrop | None:
     """Clean one crop for OCR.
 
     Pixels outside ``mask`` (the node interior) become the fill colour, the text polarity is
@@ -47,6 +47,7 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
         mask: ``(h, w)`` bool, True where text may be (node interior); None = whole crop.
         line_height: estimated text line height in px in the original image (rescaling).
         max_width: widest crop allowed in the mosaic.
+        hard: binarise at half contrast (drops faint lines behind edge labels).
 
     Returns:
         The cleaned crop, or None when there is no ink (empty node).
@@ -77,6 +78,9 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     if denom < 1:
         return None
     norm = np.clip(((px - fill) @ axis) / denom, 0, 1)  # 0 paper, 1 ink
+    if hard:
+        # edge labels: a line seen through a translucent label box is faint ink; drop it
+        norm = (norm > 0.45).astype(np.float32)
     out = (255 * (1 - norm)).astype(np.uint8)
     out[~inside] = 255
     if mask is not None:
@@ -188,6 +192,21 @@ def read_crops(crops: list[TextCrop | None], *, lang: str = "eng", timeout: floa
     return texts
 
 
+def read_word(crop: TextCrop | None, *, lang: str = "eng", timeout: float = 20.0) -> str:
+    """Second reading of one short crop as a single word (``--psm 8``); for edge labels the
+    mosaic pass left empty (a connector drawn through a two-letter word confuses the block
+    layout analysis more than the word recogniser)."""
+    import pytesseract
+
+    if crop is None:
+        return ""
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    try:
+        return clean_text(pytesseract.image_to_string(crop.image, lang=lang, config="--psm 8", timeout=timeout))
+    except RuntimeError:
+        return ""
+
+
 def _read_mosaic(items: list[tuple[int, TextCrop]], lang: str, timeout: float) -> dict[int, str]:
     import pytesseract
 
@@ -275,10 +294,23 @@ def clean_label(text: str) -> str:
     if not low:
         return text
     for word, canon in _CANON.items():
-        if low == word or (len(low) == len(word) and low[0] == word[0]
-                           and sum(a != b for a, b in zip(low, word)) <= 1):
+        # one slip, keeping the first letter ("nlo", "yas"), or any one slip in a word of at
+        # most three letters ("Wo")
+        if low == word or (len(low) >= 2 and _within_one_edit(low, word)
+                           and (low[0] == word[0] or len(low) == len(word) <= 3)):
             return canon
     return plain
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Levenshtein distance <= 1."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) <= 1
+    if len(a) > len(b):
+        a, b = b, a
+    return any(b[:i] + b[i + 1:] == a for i in range(len(b)))
 
 
 def clean_text(text: str) -> str:

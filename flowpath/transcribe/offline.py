@@ -248,10 +248,13 @@ class OCRTranscriber(Transcriber):
             sub = img[max(by0 - pad, 0):by1 + pad, max(bx0 - pad, 0):bx1 + pad]
             # labels are short words: read them larger than node text (tesseract misreads
             # two-letter words at node-text size far more often)
-            label_crops.append(ocr.to_text_crop(sub, None, line_height=line_h / 1.4))
+            label_crops.append(ocr.to_text_crop(sub, None, line_height=line_h / 1.4, hard=True))
         texts = ocr.read_crops(crops + label_crops, lang=self.lang, timeout=self.timeout,
                                workers=self.workers)
         node_texts, label_texts = texts[:len(crops)], texts[len(crops):]
+        for b, lc in enumerate(label_crops):
+            if lc is not None and not label_texts[b] and any(b in c.label_boxes for c in components.values()):
+                label_texts[b] = ocr.read_word(lc, lang=self.lang, timeout=self.timeout)
 
         # --- nodes ----------------------------------------------------------------------------
         for i, (letter, r) in enumerate(zip(letters, regions, strict=True)):
