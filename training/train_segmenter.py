@@ -21,7 +21,6 @@ import argparse
 import dataclasses
 import json
 import logging
-import math
 import random
 import sys
 from dataclasses import dataclass, field
@@ -261,6 +260,21 @@ def build_model(cfg: SegTrainConfig) -> tuple[Any, Any]:
     return model, processor
 
 
+def _no_pickles_callback() -> Any:
+    """A Trainer callback keeping checkpoints to safetensors + json: the Trainer also writes
+    ``training_args.bin`` (a pickle), and flowpath never keeps pickles."""
+    from transformers import TrainerCallback
+
+    class NoPickles(TrainerCallback):
+        def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            for ck in Path(args.output_dir).glob("checkpoint-*"):
+                for ext in ("*.bin", "*.pt", "*.pth", "*.pkl"):
+                    for f in ck.glob(ext):
+                        f.unlink()
+
+    return NoPickles()
+
+
 # --- main ---------------------------------------------------------------------------------------
 def train(cfg: SegTrainConfig) -> dict[str, Any]:
     """Run training + evaluation; returns the evaluation summary (empty without eval_data)."""
@@ -281,20 +295,27 @@ def train(cfg: SegTrainConfig) -> dict[str, Any]:
     use_cpu = not torch.cuda.is_available()
     args = TrainingArguments(
         output_dir=str(out), num_train_epochs=cfg.epochs, max_steps=cfg.max_steps,
-        learning_rate=cfg.learning_rate, lr_scheduler_type=cfg.lr_scheduler, warmup_ratio=cfg.warmup_ratio,
+        learning_rate=cfg.learning_rate, lr_scheduler_type=cfg.lr_scheduler, warmup_steps=float(cfg.warmup_ratio),  # float < 1 = ratio
         weight_decay=cfg.weight_decay, per_device_train_batch_size=cfg.batch_size,
         gradient_accumulation_steps=cfg.grad_accum, fp16=cfg.fp16 and not use_cpu,
         bf16=cfg.bf16, seed=cfg.seed, save_strategy="steps", save_steps=cfg.save_steps,
         save_total_limit=cfg.save_total_limit, logging_steps=cfg.logging_steps,
         dataloader_num_workers=cfg.num_workers, remove_unused_columns=False, report_to=[],
-        use_cpu=use_cpu, disable_tqdm=True)
-    trainer = Trainer(model=model, args=args, train_dataset=data, data_collator=collate)
-    resume = any(out.glob("checkpoint-*"))
-    trainer.train(resume_from_checkpoint=True if resume else None)
+        use_cpu=use_cpu, disable_tqdm=True, save_only_model=True)
+    ckpts = sorted(out.glob("checkpoint-*/model.safetensors"), key=lambda p: int(p.parent.name.split("-")[1]))
+    if ckpts:
+        # warm restart from the newest model-only checkpoint (no optimizer pickles are kept)
+        from safetensors.torch import load_file
+
+        model.load_state_dict(load_file(str(ckpts[-1])), strict=False)
+        logger.info("warm start from %s", ckpts[-1].parent)
+    trainer = Trainer(model=model, args=args, train_dataset=data, data_collator=collate,
+                      callbacks=[_no_pickles_callback()])
+    trainer.train()
 
     final = out / "final"
     if trainer.is_world_process_zero():
-        trainer.save_model(str(final))  # safetensors + config.json
+        trainer.accelerator.unwrap_model(trainer.model).save_pretrained(str(final))  # safetensors
         processor.save_pretrained(str(final))
         atomic_write_text(final / "flowpath_segmenter.json",
                           json.dumps({"short_side": cfg.short_side, "score_threshold": cfg.score_threshold,
