@@ -85,8 +85,8 @@ _DOUBLE_HEAD_RE = re.compile(r"(?P<tok>-{1,3}>>)")
 _LONE_TARGET_RE = re.compile(r"[ \t]*[\w$]+(?:[-.][\w$]+)*(?:[ \t]*$|[ \t]*[;&]|[(\[{>]|:::)", re.M)
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([\w-]*)[^\n]*$", re.M)
 _HEADER_LINE_RE = re.compile(r"^[ \t]*(flowchart-elk|flowchart|graph)\b", re.M)
-_SMART_OPEN_RE = re.compile(r"(?<=[\[({|>/\\])([ \t]*)[\u201c\u201d\u201e\u00ab]")
-_SMART_CLOSE_RE = re.compile(r"[\u201c\u201d\u00bb](?=[ \t]*[\])}|/\\])")
+_SMART_OPEN = "\u201c\u201d\u201e\u00ab"
+_SMART_CLOSE = "\u201c\u201d\u00bb"
 _HEADER_ANYWHERE_RE = re.compile(r"\b(flowchart|graph)[ \t]+(TD|TB|BT|LR|RL)\b")
 
 _MD_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
@@ -515,7 +515,8 @@ class _Parser:
                 for closer, shape in closers:
                     if s.startswith(closer, k):
                         self.i = k + len(closer)
-                        return shape, decode_text(s[start + len(opener): k].strip())
+                        raw = self.smart_unquote(s[start + len(opener): k].strip(), start)
+                        return shape, decode_text(raw)
             if c in "([{":
                 depth += 1
             elif c in ")]}" and depth > 0:
@@ -651,7 +652,7 @@ class _Parser:
                                      self.i)
                 else:
                     raw = s[m2.end(): end.start()].strip()
-                    label = self.unquote_label(raw)
+                    label = self.unquote_label(self.smart_unquote(raw, m2.end()))
                     attrs = self._text_link_attrs(kind, m2.group("tail"), end)
                     self.i = end.end()
             else:
@@ -700,7 +701,15 @@ class _Parser:
             self.warn("link label opened with '|' is never closed; kept its first word", start)
             return self.unquote_label(m.group(1) if m else "")
         self.i = end + 1
-        return self.unquote_label(s[start + 1: end].strip())
+        return self.unquote_label(self.smart_unquote(s[start + 1: end].strip(), start))
+
+    def smart_unquote(self, raw: str, at: int) -> str:
+        """Lenient mode: a label in typographic quotes (``A[“Go”]``, ``|“Yes”|``) loses them, as
+        the model meant ``"``; inside a real ``"..."`` string they are text and never reach here."""
+        if self.strict or len(raw) < 2 or raw[0] not in _SMART_OPEN or raw[-1] not in _SMART_CLOSE:
+            return raw
+        self.warn("read typographic quotes around a label as '\"'", at)
+        return raw[1:-1]
 
     @staticmethod
     def unquote_label(raw: str) -> str | None:
@@ -861,12 +870,7 @@ def _extract_mermaid(text: str) -> tuple[str, list[str]]:
     if dropped:
         warnings.append(f"dropped {len(dropped)} line(s) of text around the Mermaid "
                         f"(lines {_ranges(d + 1 for d in dropped)})")
-    out = "\n".join(ln if i in keep else "" for i, ln in enumerate(lines))
-    out, n_open = _SMART_OPEN_RE.subn(r'\1"', out)
-    out, n_close = _SMART_CLOSE_RE.subn('"', out)
-    if n_open or n_close:
-        warnings.append(f"read {n_open + n_close} typographic quote(s) around labels as '\"'")
-    return out, warnings
+    return "\n".join(ln if i in keep else "" for i, ln in enumerate(lines)), warnings
 
 
 def _ranges(nums) -> str:
