@@ -26,6 +26,7 @@ are cached on the chart and dropped on any change (`FlowChart.invalidate`). See
 from __future__ import annotations
 
 import difflib
+import re
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -69,9 +70,13 @@ def _list_ids(chart: FlowChart, limit: int = 80) -> str:
     return shown + (f", ... ({len(ids)} nodes)" if len(ids) > limit else "")
 
 
+_ID_IN_PROSE = re.compile(r"^(?:node\s+|\()?([^\s:.,()\[\]]+)(?:\)|[:.,]?\s.*|[:.,])?$", re.I | re.S)
+
+
 def resolve_node_id(chart: FlowChart, node_id: Any, arg: str = "node_id") -> str:
-    """The chart's id for ``node_id``, forgiving surrounding whitespace/quotes and letter case
-    when that is unambiguous; otherwise `ToolInputError` listing close and valid ids."""
+    """The chart's id for ``node_id``, forgiving surrounding whitespace/quotes, letter case when
+    unambiguous and prose around an exact id (``"Node C"``, ``"C: Is it valid?"``); otherwise
+    `ToolInputError` listing close and valid ids."""
     if isinstance(node_id, str) and node_id in chart.nodes:
         return node_id
     if node_id is None or isinstance(node_id, bool) or not isinstance(node_id, (str, int)):
@@ -83,6 +88,9 @@ def resolve_node_id(chart: FlowChart, node_id: Any, arg: str = "node_id") -> str
     folded = [n for n in chart.nodes if n.casefold() == text.casefold()]
     if len(folded) == 1:
         return folded[0]
+    m = _ID_IN_PROSE.match(text)  # "Node C", "C: Is the input valid?", "(C)"
+    if m is not None and m.group(1) in chart.nodes:
+        return m.group(1)
     if not chart.nodes:
         raise ToolInputError(f"Unknown node id {node_id!r}: the flowchart has no nodes.")
     close = difflib.get_close_matches(text, list(chart.nodes), n=5, cutoff=0.5)

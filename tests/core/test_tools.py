@@ -143,6 +143,11 @@ def test_forgiving_id_spelling():
     fc = FlowChart.from_edges([("A", "B")])
     assert gt.get_statement(fc, " 'a' ") == "A"
     assert gt.in_degree(fc, "b") == 1
+    assert gt.get_statement(fc, "Node B") == "B"
+    assert gt.get_statement(fc, "B: the second step") == "B"
+    assert gt.get_statement(fc, "(A)") == "A"
+    with pytest.raises(ToolInputError):
+        gt.get_statement(fc, "Node Z")
     both = FlowChart.from_edges([("a", "A")])
     with pytest.raises(ToolInputError):
         gt.get_statement(both, "  ")
