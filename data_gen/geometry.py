@@ -75,6 +75,34 @@ def simplify(points: Sequence[Sequence[float]], eps: float) -> list[Point]:
     return [(float(x), float(y)) for x, y in a[keep]]
 
 
+def sample_path(d: str, m: Sequence[float], per_curve: int = 12) -> list[Point]:
+    """Points along SVG path data ``d`` (all sub-paths, in order), mapped by the 2x3 matrix
+    ``m = [a, b, c, d, e, f]`` (``x' = a x + c y + e``, ``y' = b x + d y + f``). Lines give their
+    end points, curves and arcs ``per_curve`` points each."""
+    from svgelements import Close, Line, Move, Path
+
+    chunks = []
+    for seg in Path(d):
+        if isinstance(seg, Move) or seg.start is None or seg.end is None:
+            continue
+        k = 2 if isinstance(seg, (Line, Close)) else per_curve
+        chunks.append(np.asarray(seg.npoint(np.linspace(0.0, 1.0, k)), dtype=float).reshape(-1, 2))
+    if not chunks:
+        return []
+    p = np.concatenate(chunks)
+    a, b, c, dd, e, f = (float(v) for v in m)
+    x = a * p[:, 0] + c * p[:, 1] + e
+    y = b * p[:, 0] + dd * p[:, 1] + f
+    return list(zip(x.tolist(), y.tolist(), strict=True))
+
+
+def resolve_shape(shape: dict[str, Any]) -> dict[str, Any]:
+    """A measured shape with ``pts`` filled in (paths arrive as ``d`` + matrix ``m``)."""
+    if shape.get("pts") or not shape.get("d"):
+        return shape
+    return {**shape, "pts": sample_path(shape["d"], shape["m"])}
+
+
 def node_outline(shapes: list[dict[str, Any]]) -> list[Point]:
     """One outline for a node from its measured shape elements (viewBox units).
 
@@ -84,6 +112,8 @@ def node_outline(shapes: list[dict[str, Any]]) -> list[Point]:
     pieces is their exact silhouette. A truly concave shape (the asymmetric flag ``>text]``) has
     a single-piece outline clearly smaller than its hull: then the sampled outline is kept.
     """
+    shapes = [resolve_shape(s) for s in shapes]
+    shapes = [s for s in shapes if len(s["pts"])]
     pts_all = [p for s in shapes for p in s["pts"]]
     if len(pts_all) < 3:
         raise ValueError("node has no measurable shape")

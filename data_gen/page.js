@@ -23,9 +23,14 @@
     return (x, y) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f];
   }
 
+  function matrixOf(el, root) {
+    const m = root.getScreenCTM().inverse().multiply(el.getScreenCTM());
+    return [m.a, m.b, m.c, m.d, m.e, m.f];
+  }
+
   function samplePath(el, map) {
     const total = el.getTotalLength();
-    const n = Math.max(24, Math.min(400, Math.ceil(total / 1.5)));
+    const n = Math.max(24, Math.min(300, Math.ceil(total / 2)));
     const pts = [];
     for (let i = 0; i <= n; i++) {
       const p = el.getPointAtLength((total * i) / n);
@@ -72,9 +77,11 @@
       return {tag, pts, nsub: 1};
     }
     if (tag === "path") {
+      // Sampling with getPointAtLength costs ~0.1 ms a call and dominated the render time; the
+      // path data and its matrix go to Python instead, where svgelements samples it exactly.
       const d = el.getAttribute("d") || "";
       const nsub = (d.match(/[Mm]/g) || []).length;
-      return {tag, pts: samplePath(el, map), nsub};
+      return {tag, pts: [], d, m: matrixOf(el, root), nsub};
     }
     if (tag === "line") {
       return {tag, pts: [map(num("x1"), num("y1")), map(num("x2"), num("y2"))], nsub: 1};
@@ -160,6 +167,7 @@
       return {error: "mermaid.initialize: " + (e && e.message ? e.message : String(e))};
     }
     let out;
+    const t0 = performance.now();
     try {
       out = await mermaid.render(req.id, req.text);
     } catch (e) {
@@ -167,6 +175,7 @@
       for (const el of document.querySelectorAll("body > [id^='d" + req.id + "'], body > #" + req.id)) el.remove();
       return {error: (e && e.message ? e.message : String(e)).trim()};
     }
+    const t1 = performance.now();
     host.innerHTML = out.svg;
     const root = host.querySelector("svg");
     if (req.css) {
@@ -200,7 +209,13 @@
       } else {
         els = Array.from(cont.querySelectorAll("*")).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
       }
-      const shapes = els.map((e) => shapePoints(e, root)).filter((s) => s && s.pts.length);
+      // rough.js (Mermaid 11 stadium/hexagon/round/...) draws a closed fill path plus a stroke
+      // path of ~200 sub-paths retracing the same outline; sampling the latter dominated the
+      // measuring time and adds nothing, so with a single-piece path present it is skipped
+      const nsubOf = (e) => ((e.getAttribute("d") || "").match(/[Mm]/g) || []).length;
+      const hasClosed = els.some((e) => e.tagName.toLowerCase() === "path" && nsubOf(e) === 1);
+      if (hasClosed) els = els.filter((e) => e.tagName.toLowerCase() !== "path" || nsubOf(e) <= 2);
+      const shapes = els.map((e) => shapePoints(e, root)).filter((s) => s && (s.pts.length || s.d));
       const label = g.querySelector("g.label");
       nodes.push({id: nid, dom_id: g.id, shapes, text: label ? textOf(label) : "",
                   label_box: label ? boxOf(label, root) : null});
@@ -213,17 +228,11 @@
     for (const p of root.querySelectorAll("path.flowchart-link, path[data-edge='true']")) {
       const did = p.getAttribute("data-id") || p.id;
       const [s, t, k] = edgeEnds(did, nodeIds);
-      const map = toRoot(p, root);
-      const total = p.getTotalLength();
-      const n = Math.max(2, Math.min(40, Math.ceil(total / 10)));
-      const pts = [];
-      for (let i = 0; i <= n; i++) {
-        const q = p.getPointAtLength((total * i) / n);
-        pts.push(map(q.x, q.y));
-      }
+      const pts = [];  // sampled in Python from d + m
       const cls = p.getAttribute("class") || "";
       const lab = labelBoxes[did] || {text: "", box: null};
       edges.push({id: did, source: s, target: t, index: k, points: pts,
+                  d: p.getAttribute("d") || "", m: matrixOf(p, root),
                   thickness: (/edge-thickness-(\w+)/.exec(cls) || [null, "normal"])[1],
                   pattern: (/edge-pattern-(\w+)/.exec(cls) || [null, "solid"])[1],
                   label: lab.text || null, label_box: lab.box,
@@ -235,9 +244,13 @@
       const lab = c.querySelector(".cluster-label");
       clusters.push({id: c.id, box: r ? boxOf(r, root) : boxOf(c, root), title: lab ? textOf(lab) : ""});
     }
+    const t2 = performance.now();
     if (req.bake) bake(root);
+    const t3 = performance.now();
     const svg = new XMLSerializer().serializeToString(root);
-    return {svg, viewBox: [vb.x, vb.y, vb.width, vb.height], nodes, edges, clusters};
+    const t4 = performance.now();
+    return {svg, viewBox: [vb.x, vb.y, vb.width, vb.height], nodes, edges, clusters,
+            timing: {mermaid: t1 - t0, measure: t2 - t1, bake: t3 - t2, serialize: t4 - t3}};
   };
 
   // Graphviz (dot -Tsvg) output: <g class="node"><title>id</title><polygon|ellipse|path>
@@ -253,7 +266,7 @@
     for (const g of root.querySelectorAll("g.node")) {
       const title = g.querySelector("title");
       const els = Array.from(g.children).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
-      const shapes = els.map((e) => shapePoints(e, root)).filter((s) => s && s.pts.length);
+      const shapes = els.map((e) => shapePoints(e, root)).filter((s) => s && (s.pts.length || s.d));
       const texts = Array.from(g.querySelectorAll("text"));
       let lb = null;
       for (const t of texts) {

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from data_gen.geometry import bbox_of, box_to_pixels, node_outline, raster_size, to_pixels
+from data_gen.geometry import bbox_of, box_to_pixels, node_outline, raster_size, sample_path, simplify, to_pixels
 
 
 def rasterize_svg(svg: str, width: int, height: int, background: str = "white") -> np.ndarray:
@@ -79,13 +79,16 @@ def annotate(render: dict[str, Any], width: int, height: int, scale: tuple[float
         }
     edges = []
     for e in render["edges"]:
-        pts = to_pixels(e["points"], vb, scale)
+        raw = e["points"] or (sample_path(e["d"], e["m"], per_curve=6) if e.get("d") else [])
+        if not raw:
+            continue
+        pts = to_pixels(raw, vb, scale)
         edges.append({
             "source": e["source"], "target": e["target"], "label": e.get("label"),
             "label_box": box_to_pixels(e.get("label_box"), vb, scale),
             "start": [round(pts[0][0], 2), round(pts[0][1], 2)],
             "end": [round(pts[-1][0], 2), round(pts[-1][1], 2)],
-            "points": [[round(x, 1), round(y, 1)] for x, y in pts],
+            "points": [[round(x, 1), round(y, 1)] for x, y in simplify(pts, 0.5)],
             "stroke": {"thick": "thick", "invisible": "invisible"}.get(e.get("thickness"), "normal")
             if e.get("pattern") != "dotted" else "dotted",
             "head": _marker(e.get("marker_end")), "tail": _marker(e.get("marker_start")),

@@ -162,7 +162,8 @@ class MermaidRenderer:
         if screenshot_scale is not None:
             png = self._screenshot(res, screenshot_scale)
         return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
-                            edges=res["edges"], clusters=res["clusters"], png=png)
+                            edges=res["edges"], clusters=res["clusters"], png=png,
+                            meta={"timing_ms": res.get("timing", {})})
 
     def measure_graphviz(self, svg: str) -> RenderOutput:
         """Measure (and style-bake) an SVG written by Graphviz ``dot -Tsvg``."""
