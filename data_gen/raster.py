@@ -11,7 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from data_gen.geometry import bbox_of, box_to_pixels, node_outline, raster_size, sample_path, simplify, to_pixels
+from data_gen.geometry import (
+    bbox_of,
+    box_to_pixels,
+    node_outline,
+    raster_size,
+    sample_path,
+    simplify,
+    to_pixels,
+)
 
 
 def rasterize_svg(svg: str, width: int, height: int, background: str = "white") -> np.ndarray:
