@@ -1,0 +1,94 @@
+"""Seconds per chart of each segmenter on this machine.
+
+    OMP_NUM_THREADS=1 python eval/bench_segment.py --bench ../shared/data/febench_dev
+    python eval/bench_segment.py --bench DIR --mask2former runs/segmenter_cpu/final
+
+Prints, per segmenter: mean / median / p90 / max seconds per chart and seconds per 20 gold
+nodes (the target for the default segmenter is <= 1 s per 20-node chart). Without a Mask2Former
+checkpoint, ``--mask2former-arch configs/segmenter_cpu.yaml`` times an untrained model of that
+architecture (inference cost only; its regions are meaningless).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from flowpath.bench import Benchmark  # noqa: E402
+from flowpath.io import load_image  # noqa: E402
+
+
+def _untrained_mask2former(config: str):
+    """A random-init Mask2Former of the architecture in a training config (timing only)."""
+    from training.train_segmenter import SegTrainConfig, build_model
+
+    import yaml
+
+    data = yaml.safe_load(Path(config).read_text())
+    data["train_data"] = []
+    cfg = SegTrainConfig(**{k: v for k, v in data.items() if k in SegTrainConfig.__dataclass_fields__})
+    model, processor = build_model(cfg)
+    from flowpath.segment.mask2former import Mask2FormerSegmenter
+
+    return Mask2FormerSegmenter(model=model, processor=processor, short_side=cfg.short_side,
+                                score_threshold=cfg.score_threshold)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bench", action="append", required=True, help="benchmark-layout folder (repeatable)")
+    p.add_argument("--limit", type=int, default=None, help="charts per folder")
+    p.add_argument("--mask2former", help="Mask2Former checkpoint directory to time as well")
+    p.add_argument("--mask2former-arch", help="training config: time an untrained model of it")
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--json", help="also write the figures here")
+    args = p.parse_args(argv)
+
+    from flowpath.segment import ClassicalSegmenter
+
+    segmenters = {"classical": ClassicalSegmenter()}
+    if args.mask2former or args.mask2former_arch:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        from flowpath.segment.mask2former import Mask2FormerSegmenter
+
+        segmenters["mask2former"] = (Mask2FormerSegmenter(args.mask2former, device="cpu") if args.mask2former
+                                     else _untrained_mask2former(args.mask2former_arch))
+    charts = []
+    for folder in args.bench:
+        bench = Benchmark(folder)
+        for cid in bench.chart_ids[: args.limit]:
+            c = bench.chart(cid)
+            charts.append((f"{Path(folder).name}/{cid}", load_image(c.image_path), len(c.regions)))
+    results = {}
+    for name, seg in segmenters.items():
+        seg([charts[0][1]])  # warm-up (imports, first-call allocations)
+        secs, per20 = [], []
+        for _, img, n in charts:
+            t0 = time.perf_counter()
+            seg([img])
+            dt = time.perf_counter() - t0
+            secs.append(dt)
+            per20.append(dt / max(n, 1) * 20)
+        q = sorted(secs)
+        results[name] = {"charts": len(secs), "mean_s": statistics.mean(secs), "median_s": statistics.median(secs),
+                         "p90_s": q[int(0.9 * (len(q) - 1))], "max_s": q[-1],
+                         "mean_s_per_20_nodes": statistics.mean(per20)}
+    print(f"{'segmenter':<14}{'charts':>8}{'mean s':>10}{'median s':>10}{'p90 s':>10}{'max s':>10}{'s/20 nodes':>12}")
+    for name, r in results.items():
+        print(f"{name:<14}{r['charts']:>8}{r['mean_s']:>10.3f}{r['median_s']:>10.3f}{r['p90_s']:>10.3f}"
+              f"{r['max_s']:>10.3f}{r['mean_s_per_20_nodes']:>12.3f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
