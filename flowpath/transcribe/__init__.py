@@ -38,7 +38,7 @@ _ALIASES = {"offline": "ocr", "tesseract": "ocr", "mermaid": "source", "qwen": "
 
 def __getattr__(name: str) -> Any:
     # PEP 562 lazy attributes: `import flowpath.transcribe` loads neither OpenCV nor torch
-    for key, target in TRANSCRIBERS.items():
+    for target in TRANSCRIBERS.values():
         module, cls = target.split(":")
         if cls == name:
             import importlib

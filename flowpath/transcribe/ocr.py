@@ -307,7 +307,7 @@ def _within_one_edit(a: str, b: str) -> bool:
     if abs(len(a) - len(b)) > 1:
         return False
     if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) <= 1
+        return sum(x != y for x, y in zip(a, b, strict=True)) <= 1
     if len(a) > len(b):
         a, b = b, a
     return any(b[:i] + b[i + 1:] == a for i in range(len(b)))

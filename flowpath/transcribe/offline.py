@@ -172,9 +172,9 @@ class OCRTranscriber(Transcriber):
 
         # --- node crops ---------------------------------------------------------------------
         crops: list[ocr.TextCrop | None] = []
-        interiors = []
+        interiors: list[tuple[int, int, int, int, np.ndarray] | None] = []
         glyph_ink = []
-        for i, r in enumerate(regions):
+        for r in regions:
             x0, y0 = max(int(np.floor(r.bbox[0])), 0), max(int(np.floor(r.bbox[1])), 0)
             x1, y1 = min(int(np.ceil(r.bbox[2])) + 1, W), min(int(np.ceil(r.bbox[3])) + 1, H)
             if x1 - x0 < 4 or y1 - y0 < 4:
@@ -191,7 +191,7 @@ class OCRTranscriber(Transcriber):
                 fillv = np.median(px[inner], axis=0)
                 glyph_ink.append((np.sqrt(((px - fillv) ** 2).sum(axis=2)) > 60) & inner)
         line_h = _median_line_height(glyph_ink) or max(unit * 0.3, 12.0)
-        for i, it in enumerate(interiors):
+        for it in interiors:
             if it is None:
                 crops.append(None)
                 continue
@@ -224,10 +224,12 @@ class OCRTranscriber(Transcriber):
         gpad = max(2, int(round(0.35 * line_h)))
         for (bx0, by0, bx1, by1) in boxes:
             conn2[max(by0 - gpad, 0):by1 + gpad, max(bx0 - gpad, 0):bx1 + gpad] = 1
-        conn2 &= ~node_mask.astype(np.uint8)
+        conn2 &= (~node_mask).astype(np.uint8)
         # bridge the gaps of dotted and dashed connectors (a few px) before labelling pieces
         gap = max(3, int(round(line_h * 0.15)) | 1)
-        conn2 = cv2.morphologyEx(conn2, cv2.MORPH_CLOSE, np.ones((gap, gap), np.uint8)) & ~node_mask.astype(np.uint8) | conn2
+        free = (~node_mask).astype(np.uint8)
+        closed = np.asarray(cv2.morphologyEx(conn2, cv2.MORPH_CLOSE, np.ones((gap, gap), np.uint8)), np.uint8)
+        conn2 = (closed & free) | conn2
         ncomp, comp, cstats, _ = cv2.connectedComponentsWithStats(conn2, connectivity=8)
         dist = cv2.distanceTransform(conn_u8, cv2.DIST_L2, 3)
         in_box = np.zeros((H, W), bool)
@@ -235,7 +237,7 @@ class OCRTranscriber(Transcriber):
             in_box[by0:by1, bx0:bx1] = True
         dist[in_box] = 0
 
-        components = _contacts(comp, ncomp, contact_owner, node_mask, dist, line_h)
+        components = _contacts(comp, ncomp, contact_owner, node_mask, dist, line_h, self.arrow_ratio)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             k = comp[(by0 + by1) // 2, (bx0 + bx1) // 2]
             if k in components:
@@ -257,7 +259,7 @@ class OCRTranscriber(Transcriber):
                 label_texts[b] = ocr.read_word(lc, lang=self.lang, timeout=self.timeout)
 
         # --- nodes ----------------------------------------------------------------------------
-        for i, (letter, r) in enumerate(zip(letters, regions, strict=True)):
+        for i, letter in enumerate(letters):
             text = node_texts[i]
             it = interiors[i]
             shape = "rect"
@@ -272,9 +274,8 @@ class OCRTranscriber(Transcriber):
         seen: set[tuple[str, str]] = set()
         for k in sorted(components):
             c = components[k]
-            edges, notes = _component_edges(c, regions, self.arrow_ratio)
-            for note in notes:
-                problems.append(note.format(*[letters[i] for i in _note_regions(c)]))
+            edges, notes = _component_edges(c, regions, letters)
+            problems.extend(notes)
             edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
             assigned = _assign_labels(c, boxes, regions, edges)
             for j, (s, t) in enumerate(edges):
@@ -389,7 +390,7 @@ def _frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
     u8 = conn.astype(np.uint8)
     hor = cv2.morphologyEx(u8, cv2.MORPH_OPEN, np.ones((1, L), np.uint8))
     ver = cv2.morphologyEx(u8, cv2.MORPH_OPEN, np.ones((L, 1), np.uint8))
-    lines = hor | ver
+    lines = np.asarray(hor, np.uint8) | np.asarray(ver, np.uint8)
     if not lines.any():
         return None
     joined = cv2.dilate(lines, np.ones((5, 5), np.uint8))
@@ -428,7 +429,7 @@ def _frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
 
 
 def _contacts(comp: np.ndarray, ncomp: int, contact_owner: np.ndarray, node_mask: np.ndarray,
-              dist: np.ndarray, line_h: float) -> dict[int, _Component]:
+              dist: np.ndarray, line_h: float, arrow_ratio: float = 2.2) -> dict[int, _Component]:
     """For each connector component, the regions it touches and the stroke thickness there."""
     sel = (comp > 0) & (contact_owner > 0)
     ys, xs = np.nonzero(sel)
@@ -455,27 +456,23 @@ def _contacts(comp: np.ndarray, ncomp: int, contact_owner: np.ndarray, node_mask
         c = out.setdefault(k, _Component(k))
         c.contacts.append(_Contact(r, len(seg), (cx, cy), thick))
     for k, c in out.items():
-        ys_k, xs_k = np.nonzero(comp == k) if len(c.contacts) > 0 else ([], [])
+        ys_k, xs_k = np.nonzero(comp == k)
         vals = dist[ys_k, xs_k]
         vals = vals[vals > 0]
         base = float(np.median(vals)) if len(vals) else 1.0
         for ct in c.contacts:
-            ct.arrow = ct.thickness >= max(2.0, 2.2 * base)
+            ct.arrow = ct.thickness >= max(2.0, arrow_ratio * base)
     return out
 
 
-def _note_regions(c: _Component) -> list[int]:
-    return [ct.region for ct in c.contacts]
-
-
-def _component_edges(c: _Component, regions: list[Region], arrow_ratio: float
+def _component_edges(c: _Component, regions: list[Region], letters: list[str]
                      ) -> tuple[list[tuple[int, int]], list[str]]:
     """Directed (source, target) region pairs for one connector component, plus notes."""
     contacts = [ct for ct in c.contacts if ct.count >= 2]
     if not contacts:
         return [], []
     if len(contacts) == 1:
-        return [], ["a connector at node {0} leads nowhere"]
+        return [], [f"a connector at node {letters[contacts[0].region]} leads nowhere"]
     targets = [ct for ct in contacts if ct.arrow]
     sources = [ct for ct in contacts if not ct.arrow]
     notes: list[str] = []
@@ -488,7 +485,7 @@ def _component_edges(c: _Component, regions: list[Region], arrow_ratio: float
         else:
             ranked = sorted(contacts, key=lambda ct: (regions[ct.region].center[1], regions[ct.region].center[0]))
             sources, targets = ranked[:1], ranked[1:]
-            notes.append("no arrowhead found between " + ", ".join("{%d}" % i for i in range(len(contacts)))
+            notes.append("no arrowhead found between " + ", ".join(letters[ct.region] for ct in contacts)
                          + "; direction guessed from the layout")
     pairs = []
     if len(sources) == 1 or len(targets) == 1:

@@ -303,7 +303,7 @@ class Qwen2VLTranscriber(Transcriber):
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = device
         tdtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if device.startswith("cuda") else torch.float32)
-        model = Qwen2VLForConditionalGeneration.from_pretrained(str(base), dtype=tdtype)
+        model: Any = Qwen2VLForConditionalGeneration.from_pretrained(str(base), dtype=tdtype)
         if adapter is not None:
             from flowpath.errors import require
 

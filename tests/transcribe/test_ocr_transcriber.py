@@ -71,7 +71,7 @@ def _font(size=22):
 def _drawn(boxes, texts, lines=(), arrows=()):
     img = Image.new("RGB", (420, 420), "white")
     d = ImageDraw.Draw(img)
-    for (x0, y0, x1, y1), t in zip(boxes, texts):
+    for (x0, y0, x1, y1), t in zip(boxes, texts, strict=True):
         d.rectangle((x0, y0, x1, y1), outline="black", width=2)
         if t:
             d.text((x0 + 12, y0 + 14), t, fill="black", font=_font())
