@@ -832,25 +832,29 @@ def _extract_mermaid(text: str) -> tuple[str, list[str]]:
         def line_no(off: int) -> int:
             return bisect.bisect_right(starts, off) - 1
 
-        blocks: list[tuple[int, int, str]] = []
-        k = 0
-        while k < len(fences):
-            open_line = line_no(fences[k][0])
-            lang = fences[k][1].group(2).lower()
-            close_line = line_no(fences[k + 1][0]) if k + 1 < len(fences) else len(lines)
-            blocks.append((open_line + 1, close_line, lang))
-            k += 2
-        chosen = None
-        for b in blocks:
-            body = "\n".join(lines[b[0]: b[1]])
-            if b[2] == "mermaid" or _HEADER_LINE_RE.search(body):
-                chosen = b
-                break
-        if chosen is None:
-            chosen = blocks[0]
+        # (first body line, end line, language, closed); a fence with a language tag always
+        # opens a block ("```" then "```mermaid" is an empty block, then the real one)
+        blocks: list[tuple[int, int, str, bool]] = []
+        open_line: int | None = None
+        lang = ""
+        for off, m in fences:
+            ln, tag = line_no(off), m.group(2).lower()
+            if open_line is None:
+                open_line, lang = ln, tag
+            elif tag:
+                blocks.append((open_line + 1, ln, lang, False))
+                open_line, lang = ln, tag
+            else:
+                blocks.append((open_line + 1, ln, lang, True))
+                open_line = None
+        if open_line is not None:
+            blocks.append((open_line + 1, len(lines), lang, False))
+        with_header = [b for b in blocks if _HEADER_LINE_RE.search("\n".join(lines[b[0]: b[1]]))]
+        tagged = [b for b in blocks if b[2] == "mermaid"]
+        chosen = (with_header or tagged or blocks)[0]
         keep = range(chosen[0], chosen[1])
-        if len(fences) % 2 == 1 and chosen is blocks[-1]:
-            warnings.append(f"line {chosen[0]}: code fence is never closed; read to the end")
+        if not chosen[3]:
+            warnings.append(f"line {chosen[0]}: code fence is never closed; read to its end")
     if keep is None:
         hm = _HEADER_LINE_RE.search(text)
         if hm is None:

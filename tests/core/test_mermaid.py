@@ -296,8 +296,13 @@ def test_lenient_repairs_label_text():
     assert any("'B'" in w for w in chart.warnings)
 
 
-def test_lenient_takes_the_mermaid_fence_among_several():
-    src = "```python\nprint('x')\n```\ntext\n```mermaid\nflowchart LR\nA-->B\n```\n"
+@pytest.mark.parametrize("src", [
+    "```python\nprint('x')\n```\ntext\n```mermaid\nflowchart LR\nA-->B\n```\n",
+    "Sure!\n```\n```mermaid\nflowchart LR\nA-->B\n```\nBye",  # a stray fence before the real one
+    "```mermaid\n```\n```\nflowchart LR\nA-->B\n```",  # an empty mermaid block, then the chart
+    "```mermaid\nflowchart LR\nA-->B",  # never closed
+])
+def test_lenient_takes_the_fence_holding_the_chart(src):
     chart = parse_mermaid(src, strict=False)
     assert chart.direction == "LR" and _edges(chart) == [("A", "B", None)]
 
