@@ -189,19 +189,28 @@ def finish_chart(task: dict[str, Any]) -> dict[str, Any]:
     cid = task["id"]
     try:
         W, H, scale = task["width"], task["height"], tuple(task["scale"])
-        if task.get("png") is not None:
-            img = decode_png(task["png"], W, H)
-        else:
-            img = rasterize_svg(task["svg"], W, H)
         ann = task.get("annotations") or annotate(task["render"], W, H, scale)
+        if not ann["nodes"]:
+            raise ValueError("no node regions found in the rendered SVG")
+        png_bytes = task.get("png")
+        # the browser's PNG can be written as is unless pixels are needed (augment, SFT labels)
+        need_pixels = task.get("augment_seed") is not None or "sft" in task["outputs"]
+        img = None
+        if png_bytes is None:
+            img = rasterize_svg(task["svg"], W, H)
+        elif need_pixels:
+            img = decode_png(png_bytes, W, H)
         if task.get("augment_seed") is not None:
             from data_gen.augment import augment
 
             img, ann = augment(img, ann, random.Random(task["augment_seed"]))
             H, W = img.shape[:2]
-        if not ann["nodes"]:
-            raise ValueError("no node regions found in the rendered SVG")
-        save_image(np.ascontiguousarray(img), out / "charts" / f"{cid}.png")
+        if img is None:
+            tmp = out / "charts" / f".{cid}.png.tmp"
+            tmp.write_bytes(png_bytes)
+            os.replace(tmp, out / "charts" / f"{cid}.png")
+        else:
+            save_image(np.ascontiguousarray(img), out / "charts" / f"{cid}.png")
         record: dict[str, Any] = {
             "mermaid": task["mermaid"], "width": int(W), "height": int(H),
             "scale": [scale[0], scale[1]],
@@ -358,11 +367,10 @@ def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Calla
                             "clusters": r.clusters})
         return task
     if cfg.rasterizer == "browser":
-        probe = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=False)
-        W, H, scale = raster_size(probe.view_box, scale=cfg.scale, max_width=cfg.max_width)
-        r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(),
-                            screenshot_scale=scale[0])
-        task["png"] = r.png
+        # one render; the browser's own rasteriser then screenshots the live SVG
+        r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=False)
+        W, H, scale = raster_size(r.view_box, scale=cfg.scale, max_width=cfg.max_width)
+        task["png"] = renderer.screenshot(W, H)
     else:
         r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=True)
         W, H, scale = raster_size(r.view_box, scale=cfg.scale, max_width=cfg.max_width)

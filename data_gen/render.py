@@ -174,11 +174,14 @@ class MermaidRenderer:
                             edges=res["edges"], clusters=res["clusters"])
 
     def _screenshot(self, res: dict[str, Any], scale: float) -> bytes:
+        w, h = res["viewBox"][2], res["viewBox"][3]
+        return self.screenshot(max(1, round(w * scale)), max(1, round(h * scale)))
+
+    def screenshot(self, W: int, H: int) -> bytes:
+        """PNG of the chart rendered last (not style-baked), stretched to exactly ``W x H``."""
         # Resize the SVG element to the target pixel size; CSS px == image px at dsf 1.
         page = self._page
         assert page is not None
-        w, h = res["viewBox"][2], res["viewBox"][3]
-        W, H = max(1, round(w * scale)), max(1, round(h * scale))
         page.evaluate("([W, H]) => { const s = document.querySelector('#host svg');"
                       " s.setAttribute('width', W); s.setAttribute('height', H);"
                       " s.setAttribute('preserveAspectRatio', 'none'); }", [W, H])

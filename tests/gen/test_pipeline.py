@@ -154,3 +154,20 @@ def test_config_files_load_and_bad_keys_fail_fast(tmp_path):
     bad.write_text("styles: [neon]\n")
     with pytest.raises(SystemExit):
         _apply_config(build_parser(), ["out", "--config", str(bad)])
+
+
+def test_browser_and_cairo_rasterisers_agree(tmp_path):
+    """Same seed, both rasterisers: same size, near-identical pixels (so the regions, computed
+    once from the geometry, fit either picture)."""
+    from PIL import Image
+
+    from data_gen.cli import main
+
+    for r in ("cairo", "browser"):
+        assert main([str(tmp_path / r), "--count", "2", "--max-nodes", "8", "--seed", "9",
+                     "--workers", "0", "--rasterizer", r]) == 0
+    for f in sorted((tmp_path / "cairo" / "charts").glob("*.png")):
+        a = np.asarray(Image.open(f).convert("RGB")).astype(int)
+        b = np.asarray(Image.open(tmp_path / "browser" / "charts" / f.name).convert("RGB")).astype(int)
+        assert a.shape == b.shape
+        assert np.abs(a - b).mean() < 6 and (np.abs(a - b).sum(-1) > 100).mean() < 0.05
