@@ -31,6 +31,8 @@ class TextCrop:
 
     image: np.ndarray  # uint8 (h, w), 0 = ink, 255 = paper
     scale: float = 1.0
+    #: ink touches the edge of the node interior: a word may be cut off by the border
+    clipped: bool = False
 
 
 def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height: float | None = None,
@@ -85,6 +87,12 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     out[~inside] = 255
     if mask is not None:
         _drop_border_remnants(out, inside, line_height)
+    clipped = False
+    if mask is not None:
+        # glyph ink within ~2 px of the interior's left/right edge: text runs under the border
+        # (Mermaid sizes boxes with one font and the rasteriser draws with another)
+        d = cv2.distanceTransform(np.pad(inside.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
+        clipped = bool(((out < 128) & (d <= 2.5)).any())
     ys, xs = np.nonzero(out < 128)
     if len(ys) < 8:
         return None
@@ -103,7 +111,7 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     else:
         scale = 1.0
     out = np.pad(out, 10, constant_values=255)
-    return TextCrop(out, scale)
+    return TextCrop(out, scale, clipped)
 
 
 def _drop_border_remnants(out: np.ndarray, inside: np.ndarray, line_height: float | None) -> None:
@@ -249,7 +257,113 @@ def _read_mosaic(items: list[tuple[int, TextCrop]], lang: str, timeout: float) -
         if conf < 10 and not re.search(r"[A-Za-z0-9]", word):
             continue  # specks read as punctuation
         per.setdefault(idx, []).append((int(top), int(left), int(height), word))
+    # Mermaid sizes a label's box with one font and the rasteriser draws it with another, so a
+    # line's last word is sometimes cut at the label's clip edge (a few px inside the border,
+    # so the cut is not visible as ink touching the border). Line-final non-words are completed.
+    clipped = {i for i, _ in items}
+    if clipped:
+        vocab = chart_vocabulary(w for ws in per.values() for w in ws)
+        for idx in clipped & set(per):
+            per[idx] = _complete_line_ends(per[idx], vocab)
     return {idx: _join_lines(words) for idx, words in per.items()}
+
+
+_WORDS: list[str] | None = None
+
+
+def tesseract_words(lang: str = "eng") -> list[str]:
+    """Sorted word list of tesseract's own language model (its LSTM word DAWG), extracted once
+    with the Debian tools ``combine_tessdata``/``dawg2wordlist`` and cached under
+    ``$XDG_CACHE_HOME/flowpath``; empty when the tools or data are missing."""
+    global _WORDS
+    if _WORDS is not None:
+        return _WORDS
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "flowpath" / f"tesseract_words_{lang}.txt"
+    words: list[str] = []
+    try:
+        if not cache.exists():
+            data = None
+            for base in (os.environ.get("TESSDATA_PREFIX"), "/usr/share/tesseract-ocr/5/tessdata",
+                         "/usr/share/tesseract-ocr/4.00/tessdata", "/usr/share/tessdata"):
+                if base and (Path(base) / f"{lang}.traineddata").exists():
+                    data = Path(base) / f"{lang}.traineddata"
+                    break
+            if data is None or not shutil.which("combine_tessdata") or not shutil.which("dawg2wordlist"):
+                _WORDS = []
+                return _WORDS
+            with tempfile.TemporaryDirectory() as tmp:
+                prefix = str(Path(tmp) / f"{lang}.")
+                subprocess.run(["combine_tessdata", "-u", str(data), prefix], check=True,
+                               capture_output=True, timeout=60)
+                out = Path(tmp) / "words.txt"
+                subprocess.run(["dawg2wordlist", prefix + "lstm-unicharset", prefix + "lstm-word-dawg", str(out)],
+                               check=True, capture_output=True, timeout=60)
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                text = out.read_text(encoding="utf-8", errors="ignore")
+                tmp_cache = cache.with_suffix(".tmp")
+                tmp_cache.write_text(text, encoding="utf-8")
+                tmp_cache.replace(cache)
+        words = sorted({w.strip().lower() for w in cache.read_text(encoding="utf-8").split() if w.strip().isalpha()})
+    except (OSError, subprocess.SubprocessError):
+        words = []
+    _WORDS = words
+    return _WORDS
+
+
+def chart_vocabulary(words) -> tuple[list[str], set[str]]:  # type: ignore[no-untyped-def]
+    """(sorted dictionary words, lower-case words read elsewhere in the same chart)."""
+    return tesseract_words(), {w[3].lower().strip(".,:;!?'\"()") for w in words}
+
+
+def _complete_line_ends(words: list[tuple[int, int, int, str]],
+                        vocab: tuple[list[str], set[str]]) -> list[tuple[int, int, int, str]]:
+    """Complete the last word of each line when the border cut it ("intege!" -> "integer")."""
+    import bisect
+
+    dictionary, seen = vocab
+    if not dictionary:
+        return words
+    lines: dict[int, int] = {}  # line key -> index of its right-most word
+    for i, w in enumerate(words):
+        key = round((w[0] + w[2] / 2) / max(w[2], 1))
+        if key not in lines or w[1] > words[lines[key]][1]:
+            lines[key] = i
+    out = list(words)
+    for i in lines.values():
+        top, left, height, word = out[i]
+        m = re.fullmatch(r"([A-Za-z]{5,})([^A-Za-z0-9'\"`)\]]{0,2})", word)
+        if not m or m.group(1).lower() in seen_or(dictionary, m.group(1).lower()):
+            continue
+        stem = m.group(1)
+        best = None
+        for prefix in (stem.lower(), stem.lower()[:-1]):  # the last glyph may be a cut one misread
+            cands = [w for w in seen if w.startswith(prefix) and len(stem) < len(w) <= len(stem) + 3 and w.isalpha()]
+            if not cands:
+                j = bisect.bisect_left(dictionary, prefix)
+                while j < len(dictionary) and dictionary[j].startswith(prefix):
+                    if len(dictionary[j]) <= len(stem) + 2 and dictionary[j] != prefix:
+                        cands.append(dictionary[j])
+                    j += 1
+            if cands:
+                best = min(cands, key=lambda w: (len(w), w))
+                break
+        if best:
+            best = best[0].upper() + best[1:] if stem[0].isupper() else best
+            out[i] = (top, left, height, best)
+    return out
+
+
+def seen_or(dictionary: list[str], word: str) -> set[str]:
+    """``{word}`` if it is a dictionary word, else empty (binary search)."""
+    import bisect
+
+    j = bisect.bisect_left(dictionary, word)
+    return {word} if j < len(dictionary) and dictionary[j] == word else set()
 
 
 def _join_lines(words: list[tuple[int, int, int, str]]) -> str:

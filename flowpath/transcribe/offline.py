@@ -184,6 +184,14 @@ class OCRTranscriber(Transcriber):
             cv2.fillPoly(m, [_poly(r, x0, y0)], 1)
             shrink = max(margin + 1, 4)
             inner = cv2.erode(m, np.ones((2 * shrink + 1, 2 * shrink + 1), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+            # and inside the drawn outline, row by row: a region polygon may be only the box
+            # of a round node, whose border then curves through the polygon's interior
+            f = fg[y0:y1, x0:x1] & (m > 0)
+            has = f.any(axis=1)
+            left = np.where(has, f.argmax(axis=1), 0)
+            right = np.where(has, f.shape[1] - 1 - f[:, ::-1].argmax(axis=1), -1)
+            cols = np.arange(f.shape[1])[None, :]
+            inner &= (cols >= left[:, None] + shrink) & (cols <= right[:, None] - shrink)
             interiors.append((x0, y0, x1, y1, inner))
             crop = img[y0:y1, x0:x1]
             if inner.sum() > 16:
