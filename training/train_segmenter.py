@@ -5,8 +5,8 @@
 
 Built on the transformers ``Trainer`` (so ``accelerate launch`` spreads it over GPUs unchanged).
 Samples follow the inference tiling policy of `flowpath.segment.mask2former.plan_tiles`: a chart
-is scaled so its shorter side is ``short_side`` px, then a random window of the long side is cut,
-padded to the fixed ``short_side x 2*short_side`` training shape (so batches stack without the
+is scaled so its shorter side is ``short_side`` px, then a random window is cut and
+padded to a fixed ``short_side`` square (so tall and wide charts stack in one batch without the
 processor's own padding). Every node instance becomes one mask of the single class ``node``.
 
 The run writes ``OUTPUT_DIR/final/``: ``model.safetensors``, ``config.json``,
@@ -149,7 +149,7 @@ class CocoNodeDataset:
         return len(self.items)
 
     def sample(self, idx: int, rng: random.Random | None = None) -> tuple[np.ndarray, np.ndarray, int]:
-        """A training window: ``(image (S, 2S, 3) or (2S, S, 3), instance map, n_instances)``;
+        """A training window: ``(image (S, S, 3), instance map (S, S), n_instances)``;
         instance ids 1..n, 255 = background/padding."""
         import cv2
 
@@ -168,8 +168,10 @@ class CocoNodeDataset:
         for n, k in enumerate(order[:254], start=1):
             pts = np.round(np.asarray(polys[k], dtype=float).reshape(-1, 2) * scale).astype(np.int32)
             cv2.fillPoly(inst, [pts], n)
+        # square S x S windows so that tall and wide charts stack in one batch (inference runs
+        # S x 2S windows; the model is convolutional/attention-based and size-agnostic)
         S = self.short_side
-        win_h, win_w = (2 * S, S) if sh >= sw else (S, 2 * S)
+        win_h, win_w = S, S
         y0 = rng.randint(0, max(0, sh - win_h))
         x0 = rng.randint(0, max(0, sw - win_w))
         crop = work[y0:y0 + win_h, x0:x0 + win_w]
