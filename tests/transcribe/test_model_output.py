@@ -48,3 +48,27 @@ def test_check_letters_orders_missing_labels_naturally():
 
     fc = FlowChart.from_edges([("A", "B")])
     assert check_letters(fc, ["A", "B", "C", "AA"]) == ["labels missing from the output: C, AA"]
+
+
+def test_transcribe_modules_import_without_torch():
+    import json
+    import subprocess
+    import sys
+
+    from tests.markers import REPO_ROOT
+
+    code = ("import json, sys\n"
+            "import flowpath.transcribe, flowpath.transcribe.qwen2vl, flowpath.transcribe.offline\n"
+            "import flowpath.transcribe.source, flowpath.evaluation.transcription, flowpath.commands.eval_transcribe\n"
+            "flowpath.transcribe.OCRTranscriber, flowpath.transcribe.Qwen2VLTranscriber  # lazy names resolve\n"
+            "print(json.dumps([m for m in ('torch', 'transformers', 'peft') if m in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_unknown_transcriber_name_is_a_clear_error():
+    from flowpath.transcribe import make_transcriber
+
+    with pytest.raises(ValueError, match="unknown transcriber 'nope'"):
+        make_transcriber("nope")
