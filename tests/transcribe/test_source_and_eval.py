@@ -99,16 +99,11 @@ def test_metric_cases(edges, texts, regions, expect):
 
 
 def test_cli_eval_transcribe_source_on_examples(tmp_path, capsys):
-    import argparse
+    from flowpath.cli import main
 
-    from flowpath.commands import eval_transcribe
-
-    # the command module on its own parser (``flowpath eval`` also loads the other stages' modules)
-    parser = argparse.ArgumentParser()
-    eval_transcribe.register(parser.add_subparsers(dest="kind"))
-    args = parser.parse_args(["transcribe", "--bench", str(EXAMPLES), "--gold-regions", "--transcriber", "source",
+    rc = main(["eval", "transcribe", "--bench", str(EXAMPLES), "--gold-regions", "--transcriber", "source",
                "--out", str(tmp_path), "--json", "--no-progress"])
-    assert args.func(args) == 0
+    assert rc == 0
     report = json.loads(capsys.readouterr().out)
     assert report["overall"]["charts"] == len(Benchmark(EXAMPLES))
     # the source transcriber on gold regions reproduces the gold graph
