@@ -26,9 +26,9 @@ from flowpath.io import load_image  # noqa: E402
 
 def _untrained_mask2former(config: str):
     """A random-init Mask2Former of the architecture in a training config (timing only)."""
-    from training.train_segmenter import SegTrainConfig, build_model
-
     import yaml
+
+    from training.train_segmenter import SegTrainConfig, build_model
 
     data = yaml.safe_load(Path(config).read_text())
     data["train_data"] = []

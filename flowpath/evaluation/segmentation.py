@@ -131,7 +131,9 @@ class SegmentationMetric:
 
         from flowpath.segment.postprocess import encode_polygon_rle
 
-        images, gts, dts = [], [], []
+        images: list[dict[str, Any]] = []
+        gts: list[dict[str, Any]] = []
+        dts: list[dict[str, Any]] = []
         for k, im in enumerate(self._images):
             if family is not None and im["family"] != family:
                 continue

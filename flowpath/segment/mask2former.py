@@ -184,7 +184,7 @@ class Mask2FormerSegmenter(Segmenter):
             maps = maps.cpu().numpy().astype(bool)
             if maps.ndim == 2:
                 maps = maps[None]
-            for info, mask in zip(result["segments_info"], maps):
+            for info, mask in zip(result["segments_info"], maps, strict=False):
                 mask = mask[:th, :tw]
                 r = self._region(mask, t, sh, sw, scale, float(info["score"]), (H, W))
                 if r is not None:

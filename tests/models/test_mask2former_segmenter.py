@@ -59,9 +59,11 @@ def test_real_loss_is_finite_and_trainable(trained):
     """One more step by hand: the processor's mask/class labels give a finite loss with grads."""
     import torch
     from transformers import Mask2FormerForUniversalSegmentation
+    from transformers.models.mask2former.image_processing_pil_mask2former import (
+        Mask2FormerImageProcessorPil,
+    )
 
     from training.train_segmenter import CocoNodeDataset, collate
-    from transformers.models.mask2former.image_processing_pil_mask2former import Mask2FormerImageProcessorPil
 
     final, coco = trained
     model = Mask2FormerForUniversalSegmentation.from_pretrained(str(final))

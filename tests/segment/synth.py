@@ -72,7 +72,7 @@ def draw_chart(style: str = "default", shapes=SHAPES, scale: float = 1.0, edge_l
         cv2.putText(img, f"Step {k}", ((bx0 + bx1 - tw) // 2, (by0 + by1 + th) // 2), cv2.FONT_HERSHEY_SIMPLEX,
                     fs, st["text"], max(1, round(s)), cv2.LINE_AA)
         boxes.append(tuple(float(v) for v in box))
-    for a, b in zip(boxes, boxes[1:]):
+    for a, b in zip(boxes, boxes[1:], strict=False):
         p, q = (int((a[0] + a[2]) / 2), int(a[3])), (int((b[0] + b[2]) / 2), int(b[1]))
         cv2.arrowedLine(img, p, q, (40, 40, 40), max(1, round(s)), cv2.LINE_AA, tipLength=0.15)
     if edge_label and len(boxes) > 1:

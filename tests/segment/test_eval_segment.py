@@ -7,7 +7,12 @@ import json
 import pytest
 
 from flowpath.cli import main
-from flowpath.evaluation import SegmentationMetric, SegmentationReport, evaluate_segmenter, load_gold
+from flowpath.evaluation import (
+    SegmentationMetric,
+    SegmentationReport,
+    evaluate_segmenter,
+    load_gold,
+)
 from flowpath.geometry import Region
 from flowpath.models.base import Segmenter
 from tests.segment.synth import write_bench, write_coco

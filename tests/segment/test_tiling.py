@@ -19,7 +19,7 @@ def test_tiles_cover_the_scaled_image_with_overlap(h, w):
         assert max(t.y1 - t.y0, t.x1 - t.x0) <= 2 * short
         covered_long.update(range(t.y0, t.y1) if sh >= sw else range(t.x0, t.x1))
     assert covered_long == set(range(sh if sh >= sw else sw))
-    for a, b in zip(tiles, tiles[1:]):  # neighbours overlap by at least a quarter window
+    for a, b in zip(tiles, tiles[1:], strict=False):  # neighbours overlap by at least a quarter window
         overlap = (a.y1 - b.y0) if sh >= sw else (a.x1 - b.x0)
         assert overlap >= short // 2 or b == tiles[-1]
 
