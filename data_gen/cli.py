@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--augment", type=float, default=0.0, help="fraction of charts with photometric augmentation")
     p.add_argument("--random-text", type=float, default=0.0, help="fraction of charts with random-text labels")
     p.add_argument("--graphviz", type=float, default=0.0, help="fraction of charts laid out by Graphviz dot")
-    p.add_argument("--rasterizer", choices=("cairo", "browser"), default="cairo")
+    p.add_argument("--rasterizer", choices=("cairo", "browser"), default="browser",
+                   help="browser: Chromium screenshots the live SVG (measured ~2.5x less CPU a chart); "
+                        "cairo: cairosvg in the worker processes from the style-baked SVG")
     p.add_argument("--prefix", default="gen", help="chart id prefix")
     p.add_argument("--contact-sheet", type=Path, default=None,
                    help="also write a contact-sheet PNG of the set (and of the SFT images)")

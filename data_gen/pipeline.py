@@ -1,5 +1,6 @@
-"""Generation pipeline: sources -> Mermaid render (browser, main process) -> rasterise +
-regions + augmentation + labelled SFT image + write (worker processes), so rasterising chart n
+"""Generation pipeline: sources -> Mermaid render (+ screenshot with the default browser
+rasteriser) in one Chromium page driven from the main process -> regions + (cairosvg raster) +
+augmentation + labelled SFT image + write in worker processes, so the finishing of chart n
 overlaps rendering chart n+1.
 
 Output folder (every set has the benchmark layout; COCO and SFT are derived from it)::
@@ -75,7 +76,7 @@ class GenConfig:
     augment: float = 0.0
     random_text: float = 0.0
     graphviz: float = 0.0
-    rasterizer: str = "cairo"
+    rasterizer: str = "browser"
     prefix: str = "gen"
 
     def __post_init__(self) -> None:

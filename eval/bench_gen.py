@@ -1,13 +1,14 @@
 """Generator benchmark: end-to-end throughput and region accuracy, printed as figures.
 
-    python eval/bench_gen.py --charts 30 --workers 2 [--baseline 8] [--mmdc PATH] [--iou 12]
+    python eval/bench_gen.py --charts 30 --workers 2 [--other-raster 16] [--baseline 8] [--mmdc PATH] [--iou 3]
 
-1. Throughput of the real pipeline (render in one long-lived Chromium page + cairosvg rasterise +
-   regions + write PNG/JSON), 10-30-node procedural charts, ``--workers`` processes.
+1. Throughput of the real pipeline (render in one long-lived Chromium page + rasterise (browser
+   screenshot or cairosvg) + regions + write PNG/JSON), 10-30-node procedural charts,
+   ``--workers`` processes.
 2. The same work with a *fresh browser process per chart*: mermaid-cli (``mmdc``) if ``--mmdc``
    points at an installed one (it gets /usr/bin/chromium through a puppeteer config), otherwise
    our own renderer started and stopped around every chart. Ratio = (1) / (2).
-3. Optional: in-browser rasterisation (page screenshot) instead of cairosvg, same charts.
+3. Optional: the other rasteriser on the same charts (``--other-raster N``).
 4. Optional: region accuracy, mask IoU of node polygons vs each node's rasterised shape, over all
    style families (``data_gen.verify``).
 
@@ -153,22 +154,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--baseline", type=int, default=8, help="charts for the fresh-browser baseline (0: skip)")
     p.add_argument("--mmdc", default=None, help="path of mermaid-cli's mmdc for the baseline")
-    p.add_argument("--browser-raster", type=int, default=0, help="charts for the in-browser rasterisation run")
+    p.add_argument("--rasterizer", choices=("browser", "cairo"), default="browser",
+                   help="rasteriser of the main throughput run")
+    p.add_argument("--other-raster", type=int, default=0,
+                   help="charts for a second run with the other rasteriser (0: skip)")
     p.add_argument("--iou", type=int, default=0, help="charts per style family for the IoU figures (0: skip)")
     p.add_argument("--seed", type=int, default=123)
     args = p.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     report: dict = {"load_avg_1min_before": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
-    report["pipeline_cairo"] = bench_pipeline(args.charts, args.workers, args.seed)
-    print(json.dumps({"pipeline_cairo": report["pipeline_cairo"]}), flush=True)
-    if args.browser_raster:
-        report["pipeline_browser_raster"] = bench_pipeline(args.browser_raster, args.workers, args.seed, "browser")
-        print(json.dumps({"pipeline_browser_raster": report["pipeline_browser_raster"]}), flush=True)
+    main_key = f"pipeline_{args.rasterizer}"
+    report[main_key] = bench_pipeline(args.charts, args.workers, args.seed, args.rasterizer)
+    print(json.dumps({main_key: report[main_key]}), flush=True)
+    if args.other_raster:
+        other = "cairo" if args.rasterizer == "browser" else "browser"
+        report[f"pipeline_{other}"] = bench_pipeline(args.other_raster, args.workers, args.seed, other)
+        print(json.dumps({f"pipeline_{other}": report[f"pipeline_{other}"]}), flush=True)
     if args.baseline:
         variants = [("fresh_chromium_per_chart", None)] + ([("mermaid_cli_per_chart", args.mmdc)] if args.mmdc else [])
         for name, exe in variants:
             report[name] = bench_fresh_browser(args.baseline, args.seed, exe)
-            pc, fb = report["pipeline_cairo"], report[name]
+            pc, fb = report[main_key], report[name]
             report[f"speedup_vs_{name}"] = {
                 "wall": round(pc["charts_per_s"] / max(1e-9, fb["charts_per_s"]), 2),
                 "cpu": round(fb["cpu_s_per_chart"] / max(1e-9, pc["cpu_s_per_chart"]), 2)}
