@@ -349,6 +349,10 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
                 logger.warning("question %s failed: %s", it.id, att.error)
             emit(rec)
 
+    if groups:
+        # built before the loop (and only when there is work): a bad component name or a
+        # missing checkpoint is a usage error for the whole run, not a per-image failure
+        get_fp()
     try:
         if workers == 1 or len(groups) <= 1:
             for rel, group in groups.items():
@@ -461,6 +465,8 @@ def run_parse(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
             rows[rel] = row
             bar.update(1)
 
+    if todo and not fp_holder:
+        fp_holder.append(pipeline if isinstance(pipeline, FlowPath) else pipeline())
     try:
         if workers == 1:
             for rel, p in todo:

@@ -167,3 +167,27 @@ def test_run_parse_writes_graph_mermaid_labelled_and_resumes(folder, tmp_path):
 def test_bad_workers(folder, tmp_path, workers):
     with pytest.raises(ValueError, match="workers"):
         run_attribute(make_fp(), folder[0], tmp_path / "o", questions=folder[1], workers=workers)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["attribute", "{images}", "--questions", "{q}", "--out", "{out}", "--reasoner", "bogus"],
+         "unknown reasoner 'bogus'"),
+        (["parse", "{images}", "--out", "{out}", "--segmenter", "nope"], "unknown segmenter 'nope'"),
+        (["attribute", "{images}/missing", "--questions", "{q}", "--out", "{out}"],
+         "no such images folder"),
+        (["attribute", "{images}", "--questions", "{images}/none.jsonl", "--out", "{out}"],
+         "questions file not found"),
+        (["attribute", "{images}", "--questions", "{q}"], "needs --out"),
+        (["attribute", "{images}", "--question", "q?"], "--question and --answer"),
+        (["attribute", "{images}", "--question", "q?", "--answer", "a"], "one image file"),
+    ],
+)
+def test_cli_usage_errors_exit_2(folder, tmp_path, capsys, argv, message):
+    from flowpath.cli import main
+
+    images, qpath = folder
+    fill = {"images": str(images), "q": str(qpath), "out": str(tmp_path / "o")}
+    assert main([a.format(**fill) for a in argv]) == 2
+    assert message in capsys.readouterr().err  # one readable line, no traceback
