@@ -277,8 +277,9 @@ class FlowPath:
         self._lock = threading.Lock()
 
     @classmethod
-    def default(cls, *, device: str = "auto", **kwargs: Any) -> FlowPath:
-        """The out-of-the-box offline pipeline (no checkpoints, no API keys).
+    def default(cls, **kwargs: Any) -> FlowPath:
+        """The out-of-the-box pipeline: each stage's default (offline without checkpoints or
+        API keys); ``kwargs`` go to the constructor (e.g. ``cache_size``).
 
         >>> fp = FlowPath.default()  # doctest: +SKIP
         """
