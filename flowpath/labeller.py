@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flowpath.geometry import Region, reading_order
+from flowpath.geometry import Region, polygon_area, reading_order
 from flowpath.labels import index_to_letters
 
 #: Red as in the paper's labelled images.
@@ -107,10 +107,17 @@ def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
-def _candidates(box: Sequence[float], w: float, h: float, gap: float) -> list[tuple[float, float]]:
-    """Top-left corners of label boxes around a node, in order of preference (paper first)."""
+def _candidates(box: Sequence[float], w: float, h: float, gap: float,
+                corner_empty: bool = False) -> list[tuple[float, float]]:
+    """Top-left corners of label boxes around a node, in order of preference (paper first).
+
+    ``corner_empty``: the node does not fill its box corners (diamond, circle), so a label at
+    the box corner would float away from the shape; its left vertex comes first instead.
+    """
     x0, y0, x1, y1 = box
     cy = (y0 + y1) / 2
+    if corner_empty:
+        return [(x0 - w - gap, cy - h / 2), (x0 - w - gap, cy - h - gap)] + _candidates(box, w, h, gap)
     return [
         (x0 - w - gap, y0),              # left of the top-left corner (the paper's spot)
         (x0 - w - gap, y0 - h - gap),    # diagonally outside the top-left corner
@@ -178,7 +185,8 @@ def draw_labels(
         tb = draw.textbbox((0, 0), letter, font=font, stroke_width=stroke)
         tw, th = tb[2] - tb[0], tb[3] - tb[1]
         best, best_cost = None, float("inf")
-        for rank, (cx, cy) in enumerate(_candidates(region.bbox, tw, th, gap)):
+        corner_empty = polygon_area(region.polygon) < 0.8 * max(region.area, 1e-9)
+        for rank, (cx, cy) in enumerate(_candidates(region.bbox, tw, th, gap, corner_empty)):
             # keep the label inside the image: clamp rather than drop, then pay for the shift
             x = float(np.clip(cx, 0, max(img_w - tw, 0)))
             y = float(np.clip(cy, 0, max(img_h - th, 0)))
