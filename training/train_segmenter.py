@@ -262,19 +262,23 @@ def build_model(cfg: SegTrainConfig) -> tuple[Any, Any]:
     return model, processor
 
 
-def _no_pickles_callback() -> Any:
-    """A Trainer callback keeping checkpoints to safetensors + json: the Trainer also writes
-    ``training_args.bin`` (a pickle), and flowpath never keeps pickles."""
+def _checkpoint_callback(processor: Any, settings: dict[str, Any]) -> Any:
+    """A Trainer callback that makes every ``checkpoint-*`` a complete, loadable segmenter
+    (processor config + inference settings beside the weights) and keeps it to safetensors +
+    json: the Trainer also writes ``training_args.bin`` (a pickle); flowpath keeps no pickles."""
     from transformers import TrainerCallback
 
-    class NoPickles(TrainerCallback):
+    class SegmenterCheckpoints(TrainerCallback):
         def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
             for ck in Path(args.output_dir).glob("checkpoint-*"):
                 for ext in ("*.bin", "*.pt", "*.pth", "*.pkl"):
                     for f in ck.glob(ext):
                         f.unlink()
+                if not (ck / "preprocessor_config.json").exists():
+                    processor.save_pretrained(str(ck))
+                    (ck / "flowpath_segmenter.json").write_text(json.dumps(settings, indent=2))
 
-    return NoPickles()
+    return SegmenterCheckpoints()
 
 
 # --- main ---------------------------------------------------------------------------------------
@@ -304,6 +308,7 @@ def train(cfg: SegTrainConfig) -> dict[str, Any]:
         save_total_limit=cfg.save_total_limit, logging_steps=cfg.logging_steps,
         dataloader_num_workers=cfg.num_workers, remove_unused_columns=False, report_to=[],
         use_cpu=use_cpu, disable_tqdm=True, save_only_model=True)
+    settings = {"short_side": cfg.short_side, "score_threshold": cfg.score_threshold, "parameters": n_params}
     ckpts = sorted(out.glob("checkpoint-*/model.safetensors"), key=lambda p: int(p.parent.name.split("-")[1]))
     if ckpts:
         # warm restart from the newest model-only checkpoint (no optimizer pickles are kept)
@@ -312,16 +317,14 @@ def train(cfg: SegTrainConfig) -> dict[str, Any]:
         model.load_state_dict(load_file(str(ckpts[-1])), strict=False)
         logger.info("warm start from %s", ckpts[-1].parent)
     trainer = Trainer(model=model, args=args, train_dataset=data, data_collator=collate,
-                      callbacks=[_no_pickles_callback()])
+                      callbacks=[_checkpoint_callback(processor, settings)])
     trainer.train()
 
     final = out / "final"
     if trainer.is_world_process_zero():
         trainer.accelerator.unwrap_model(trainer.model).save_pretrained(str(final))  # safetensors
         processor.save_pretrained(str(final))
-        atomic_write_text(final / "flowpath_segmenter.json",
-                          json.dumps({"short_side": cfg.short_side, "score_threshold": cfg.score_threshold,
-                                      "parameters": n_params}, indent=2))
+        atomic_write_text(final / "flowpath_segmenter.json", json.dumps(settings, indent=2))
         import yaml
 
         atomic_write_text(final / "train_config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
