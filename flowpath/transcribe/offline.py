@@ -188,8 +188,14 @@ class OCRTranscriber(Transcriber):
             # of a round node, whose border then curves through the polygon's interior
             f = fg[y0:y1, x0:x1] & (m > 0)
             has = f.any(axis=1)
+            if classify_shape(fg[y0:y1, x0:x1]) not in ("stadium", "circle"):
+                # only round nodes: for a box that sits inside a rectangle's border the first
+                # ink of a row is the text itself, and bounding by it would cut letters
+                has[:] = False
             left = np.where(has, f.argmax(axis=1), 0)
-            right = np.where(has, f.shape[1] - 1 - f[:, ::-1].argmax(axis=1), -1)
+            right = np.where(has, f.shape[1] - 1 - f[:, ::-1].argmax(axis=1), f.shape[1] - 1)
+            left = np.where(has, left, -shrink)
+            right = np.where(has, right, f.shape[1] - 1 + shrink)
             cols = np.arange(f.shape[1])[None, :]
             inner &= (cols >= left[:, None] + shrink) & (cols <= right[:, None] - shrink)
             interiors.append((x0, y0, x1, y1, inner))
