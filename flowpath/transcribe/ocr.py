@@ -404,16 +404,30 @@ def clean_label(text: str) -> str:
 
     text = clean_text(text)
     plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-    low = re.sub(r"[^a-z0-9]", "", plain.lower().replace("0", "o"))
+    toks = [t for t in plain.split() if re.search(r"[A-Za-z0-9]", t)]
+    if len(toks) > 1:
+        # one branch word among specks ("f No", "No va", "2 Yes"): the line through the label
+        # box is read as stray short tokens around the word
+        snapped = [c for c in (_snap(t) for t in toks) if c]
+        short = [t for t in toks if _snap(t) is None]
+        if len(snapped) == 1 and all(len(re.sub(r"[^A-Za-z0-9]", "", t)) <= 2 for t in short):
+            return snapped[0]
+    keep = [t for t in plain.split() if re.search(r"[A-Za-z0-9<>=%+*/]", t)]  # drop "---" specks
+    return _snap(plain) or " ".join(keep) or plain
+
+
+def _snap(text: str) -> str | None:
+    """The branch word ``text`` is within one OCR slip of, else None."""
+    low = re.sub(r"[^a-z0-9]", "", text.lower().replace("0", "o"))
     if not low:
-        return text
+        return None
     for word, canon in _CANON.items():
         # one slip, keeping the first letter ("nlo", "yas"), or any one slip in a word of at
         # most three letters ("Wo")
         if low == word or (len(low) >= 2 and _within_one_edit(low, word)
                            and (low[0] == word[0] or len(low) == len(word) <= 3)):
             return canon
-    return plain
+    return None
 
 
 def _within_one_edit(a: str, b: str) -> bool:
