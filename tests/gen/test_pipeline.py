@@ -112,7 +112,9 @@ def test_resume_skips_done_charts_and_reproduces_the_rest(small_set, tmp_path):
         assert np.allclose(after["nodes"][nid]["bbox"], n["bbox"], atol=0.5)
 
 
-def test_bad_mermaid_is_recorded_and_the_run_goes_on(tmp_path):
+# workers 0: one page in this process; workers 2: one long-lived page per worker process
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_bad_mermaid_is_recorded_and_the_run_goes_on(tmp_path, workers):
     from data_gen.cli import main
 
     src = tmp_path / "charts.jsonl"
@@ -122,7 +124,7 @@ def test_bad_mermaid_is_recorded_and_the_run_goes_on(tmp_path):
         {"id": "good2", "mermaid": "flowchart LR\n  X[Read] --> Y[(Store)]"},
     ]) + "\n")
     out = tmp_path / "user"
-    rc = main([str(out), "--input", str(src), "--workers", "0", "--outputs", "bench,sft", "--styles", "black_white"])
+    rc = main([str(out), "--input", str(src), "--workers", workers, "--outputs", "bench,sft", "--styles", "black_white"])
     assert rc == 1  # some chart failed
     assert sorted(p.stem for p in (out / "charts").glob("*.json")) == ["good1", "good2"]
     errs = [json.loads(line) for line in (out / "errors.jsonl").read_text().splitlines()]
