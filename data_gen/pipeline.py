@@ -37,16 +37,14 @@ from typing import Any
 
 from data_gen.styles import FAMILIES, StyleSpec, sample_style
 from flowpath.graph.core import FlowChart
+from flowpath.transcribe.qwen2vl import FLOW2MERMAID_PROMPT
 
 log = logging.getLogger("flowpath.data_gen")
 
 OUTPUTS = ("bench", "coco", "sft")
 
-SFT_PROMPT = (
-    "Transcribe this flowchart into Mermaid flowchart syntax. Each node is marked with a red "
-    "letter; use exactly those letters as node ids, keep every node's text, every edge and every "
-    "edge label."
-)
+# one prompt for training and inference: the transcriber's own (importing it loads no torch)
+SFT_PROMPT = FLOW2MERMAID_PROMPT
 
 
 @dataclass

@@ -21,8 +21,8 @@ from flowpath.models.base import LabelledChart, Transcriber, Transcription
 
 logger = logging.getLogger(__name__)
 
-#: The instruction shown with the labelled image. Kept word for word equal to the prompt of the
-#: generator's SFT JSONL (data_gen SFT_PROMPT) so inference sees what training saw.
+#: The instruction shown with the labelled image. The generator's SFT JSONL uses this same constant
+#: (data_gen SFT_PROMPT), so inference sees what training saw.
 FLOW2MERMAID_PROMPT = (
     "Transcribe this flowchart into Mermaid flowchart syntax. Each node is marked with a red "
     "letter; use exactly those letters as node ids, keep every node's text, every edge and every "
