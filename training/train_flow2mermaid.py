@@ -36,6 +36,8 @@ from typing import Any
 
 import yaml
 
+from flowpath.config import load_flat_config, parse_overrides
+
 logger = logging.getLogger("flowpath.train")
 
 #: modules LoRA adapts: language attention + MLP and vision attention (qkv, proj) + MLP (fc1, fc2)
@@ -105,13 +107,7 @@ class TrainConfig:
 
     @classmethod
     def from_yaml(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        data.update(overrides or {})
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise ValueError(f"{path}: unknown config keys {unknown}")
-        return cls(**data)
+        return load_flat_config(cls, path, overrides)
 
 
 def read_records(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
@@ -340,14 +336,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="only merge ADAPTER into BASE and write to the config's output_dir/merged")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    overrides = {}
-    for item in args.set:
-        if "=" not in item:
-            ap.error(f"--set expects KEY=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        overrides[k] = yaml.safe_load(v)
     try:
-        cfg = TrainConfig.from_yaml(args.config, overrides)
+        cfg = TrainConfig.from_yaml(args.config, parse_overrides(args.set))
         if args.merge_only:
             print(merge_adapter(args.merge_only[0], args.merge_only[1], Path(cfg.output_dir) / "merged"))
             return 0

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from flowpath.config import load_flat_config, parse_overrides
+
 logger = logging.getLogger("train_segmenter")
 
 
@@ -74,19 +76,7 @@ class SegTrainConfig:
 
     @classmethod
     def from_yaml(cls, path: str | Path, overrides: list[str] | None = None) -> SegTrainConfig:
-        import yaml
-
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{path}: unknown config keys {unknown}")
-        for item in overrides or []:
-            key, _, value = item.partition("=")
-            if key not in known:
-                raise ValueError(f"--set {item}: unknown key {key!r}")
-            data[key] = yaml.safe_load(value)
-        cfg = cls(**data)
+        cfg = load_flat_config(cls, path, parse_overrides(overrides))
         cfg.validate()
         return cfg
 
