@@ -45,7 +45,10 @@ class SegTrainConfig:
     # model: a local/hub checkpoint to fine-tune, or "scratch" for a small random-init model
     init: str = "scratch"
     allow_download: bool = False  # fetch `init` from the Hugging Face hub if not cached
-    embed_dim: int = 32  # scratch Swin backbone
+    # scratch backbone: "swin" (the paper's family) or "resnet" (basic blocks; a convolutional
+    # stem learns edges and corners from scratch in far fewer CPU steps than patch attention)
+    backbone: str = "swin"
+    embed_dim: int = 32  # Swin embedding width; ResNet stem width (stages: 1x, 2x, 4x, 8x)
     depths: list[int] = field(default_factory=lambda: [1, 1, 2, 1])
     num_heads: list[int] = field(default_factory=lambda: [1, 2, 4, 8])
     hidden_dim: int = 64
@@ -95,6 +98,8 @@ class SegTrainConfig:
             raise ValueError("batch_size and grad_accum must be >= 1")
         if self.epochs <= 0 and self.max_steps <= 0:
             raise ValueError("set epochs > 0 or max_steps > 0")
+        if self.backbone not in ("swin", "resnet"):
+            raise ValueError(f"backbone must be 'swin' or 'resnet', got {self.backbone!r}")
         if self.fp16 and self.bf16:
             raise ValueError("fp16 and bf16 are exclusive")
         if self.init != "scratch" and not Path(self.init).exists() and "/" not in self.init:
@@ -227,7 +232,7 @@ def collate(batch: list[dict[str, Any]]) -> dict[str, Any]:
 # --- model --------------------------------------------------------------------------------------
 def build_model(cfg: SegTrainConfig) -> tuple[Any, Any]:
     """``(model, processor)``: fine-tune ``cfg.init`` or build a small random-init model."""
-    from transformers import Mask2FormerConfig, Mask2FormerForUniversalSegmentation, SwinConfig
+    from transformers import Mask2FormerConfig, Mask2FormerForUniversalSegmentation, ResNetConfig, SwinConfig
     from transformers.models.mask2former.image_processing_pil_mask2former import (
         Mask2FormerImageProcessorPil,
     )
@@ -236,9 +241,15 @@ def build_model(cfg: SegTrainConfig) -> tuple[Any, Any]:
     processor = Mask2FormerImageProcessorPil(do_resize=False, ignore_index=255, size_divisor=32,
                                              do_reduce_labels=False)
     if cfg.init == "scratch":
-        backbone = SwinConfig(image_size=cfg.short_side, embed_dim=cfg.embed_dim, depths=list(cfg.depths),
-                              num_heads=list(cfg.num_heads), window_size=7,
-                              out_features=["stage1", "stage2", "stage3", "stage4"])
+        stages = ["stage1", "stage2", "stage3", "stage4"]
+        backbone: Any
+        if cfg.backbone == "resnet":
+            backbone = ResNetConfig(embedding_size=cfg.embed_dim, depths=list(cfg.depths), layer_type="basic",
+                                    hidden_sizes=[cfg.embed_dim * 2 ** i for i in range(len(cfg.depths))],
+                                    out_features=stages[:len(cfg.depths)])
+        else:
+            backbone = SwinConfig(image_size=cfg.short_side, embed_dim=cfg.embed_dim, depths=list(cfg.depths),
+                                  num_heads=list(cfg.num_heads), window_size=7, out_features=stages)
         mcfg = Mask2FormerConfig(backbone_config=backbone, num_labels=1, num_queries=cfg.num_queries,
                                  hidden_dim=cfg.hidden_dim, mask_feature_size=cfg.hidden_dim,
                                  feature_size=cfg.hidden_dim, encoder_layers=cfg.encoder_layers,
@@ -272,8 +283,9 @@ def _checkpoint_callback(processor: Any, settings: dict[str, Any]) -> Any:
 
 
 # --- main ---------------------------------------------------------------------------------------
-def train(cfg: SegTrainConfig) -> dict[str, Any]:
-    """Run training + evaluation; returns the evaluation summary (empty without eval_data)."""
+def train(cfg: SegTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
+    """Run training + evaluation; returns the evaluation summary (empty without eval_data).
+    ``argv`` (the script arguments) goes into the model card as the reproducing command."""
     import torch
     from transformers import Trainer, TrainingArguments, set_seed
 
@@ -308,7 +320,7 @@ def train(cfg: SegTrainConfig) -> dict[str, Any]:
         logger.info("warm start from %s", ckpts[-1].parent)
     trainer = Trainer(model=model, args=args, train_dataset=data, data_collator=collate,
                       callbacks=[_checkpoint_callback(processor, settings)])
-    trainer.train()
+    result = trainer.train()
 
     final = out / "final"
     if trainer.is_world_process_zero():
@@ -318,6 +330,14 @@ def train(cfg: SegTrainConfig) -> dict[str, Any]:
         import yaml
 
         atomic_write_text(final / "train_config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
+        record = {"command": _command_line(argv), "parameters": n_params, "steps": trainer.state.global_step,
+                  "train_seconds": round(float(result.metrics.get("train_runtime", 0.0)), 1),
+                  "first_loss": losses[0] if losses else None, "final_loss": losses[-1] if losses else None,
+                  "train_data": [_data_record(p) for p in cfg.train_data], "torch": torch.__version__,
+                  "threads": torch.get_num_threads(), "device": "cpu" if use_cpu else "cuda"}
+        atomic_write_text(final / TRAIN_RECORD, json.dumps(record, indent=2))
+        write_model_card(final)
         summary: dict[str, Any] = {}
         if cfg.eval_data:
             summary = evaluate(final, cfg)
@@ -325,17 +345,107 @@ def train(cfg: SegTrainConfig) -> dict[str, Any]:
     return {}
 
 
-def evaluate(model_dir: Path, cfg: SegTrainConfig) -> dict[str, Any]:
-    """Score a saved checkpoint with flowpath's segmentation metrics; writes eval_metrics.json."""
+def evaluate(model_dir: Path, cfg: SegTrainConfig, name: str | None = None) -> dict[str, Any]:
+    """Score a saved checkpoint with flowpath's segmentation metrics; writes
+    ``eval_metrics.json`` (or ``eval_metrics_<name>.json``) and refreshes the model card."""
     from flowpath.evaluation.segmentation import evaluate_segmenter
     from flowpath.io import atomic_write_text
     from flowpath.segment.mask2former import Mask2FormerSegmenter
 
+    if not cfg.eval_data:
+        raise ValueError("eval_data is not set: nothing to evaluate on")
     seg = Mask2FormerSegmenter(model_dir, device="auto", score_threshold=cfg.score_threshold)
     report = evaluate_segmenter(seg, cfg.eval_data, limit=cfg.eval_limit)
-    atomic_write_text(Path(model_dir) / "eval_metrics.json", json.dumps(report.to_dict(), indent=2))
+    out = report.to_dict()
+    out["limit"] = cfg.eval_limit
+    out["score_threshold"] = cfg.score_threshold
+    fname = f"eval_metrics_{name}.json" if name else "eval_metrics.json"
+    atomic_write_text(Path(model_dir) / fname, json.dumps(out, indent=2))
     logger.info("\n%s", report.format_table())
+    write_model_card(Path(model_dir))
     return report.summary
+
+
+# --- model card ---------------------------------------------------------------------------------
+TRAIN_RECORD = "train_record.json"
+
+
+def _command_line(argv: list[str] | None) -> str:
+    """The command that reproduces this run (the script's own arguments, as given)."""
+    import shlex
+
+    args = sys.argv[1:] if argv is None else argv
+    return " ".join(["python training/train_segmenter.py", *(shlex.quote(a) for a in args)])
+
+
+def _data_record(coco_path: str) -> dict[str, Any]:
+    """Size of one training COCO json and, when the generator wrote it, how it was generated."""
+    p = Path(coco_path)
+    rec: dict[str, Any] = {"path": str(p)}
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+        rec["images"], rec["instances"] = len(data["images"]), len(data["annotations"])
+    except (OSError, ValueError, KeyError):
+        pass
+    gen = p.parent / "summary.json"  # data_gen's run summary sits beside its coco.json
+    if gen.is_file():
+        try:
+            rec["generator_options"] = json.loads(gen.read_text(encoding="utf-8")).get("options")
+        except ValueError:
+            pass
+    return rec
+
+
+def write_model_card(model_dir: Path) -> Path:
+    """(Re)write ``README.md`` in a checkpoint directory from what the run left beside the
+    weights: the training record (command, data, loss), the resolved config and every
+    ``eval_metrics*.json``. Returns the card's path."""
+    from flowpath.io import atomic_write_text
+
+    model_dir = Path(model_dir)
+    rec = json.loads((model_dir / TRAIN_RECORD).read_text(encoding="utf-8")) if (model_dir / TRAIN_RECORD).is_file() else {}
+    cfg_text = (model_dir / "train_config.yaml").read_text(encoding="utf-8") if (model_dir / "train_config.yaml").is_file() else ""
+    lines = ["# flowpath node segmenter (Mask2Former, trained from scratch on generated charts)", "",
+             "Instance segmentation of flowchart nodes (one class, `node`), trained by "
+             "`training/train_segmenter.py` on charts rendered by `data_gen` (real Mermaid in "
+             "Chromium). No pretrained weights were used. Load it with "
+             "`flowpath.segment.Mask2FormerSegmenter(model_dir)`.", ""]
+    if rec:
+        lines += ["## Training", "", f"- command: `{rec.get('command', '?')}`",
+                  f"- parameters: {rec.get('parameters', 0) / 1e6:.2f} M; steps: {rec.get('steps')}; "
+                  f"wall time: {rec.get('train_seconds', 0) / 60:.1f} min on {rec.get('device')} "
+                  f"({rec.get('threads')} threads, torch {rec.get('torch')})",
+                  f"- loss: {rec.get('first_loss')} (first logged) -> {rec.get('final_loss')} (last logged)"]
+        for d in rec.get("train_data", []):
+            lines.append(f"- data: `{d.get('path')}`: {d.get('images', '?')} images, "
+                         f"{d.get('instances', '?')} node instances")
+            if d.get("generator_options"):
+                opts = {k: v for k, v in d["generator_options"].items() if k not in ("out", "workers")}
+                lines.append(f"  - generated with `python -m data_gen` options: `{json.dumps(opts)}`")
+        lines.append("")
+    for f in sorted(model_dir.glob("eval_metrics*.json")):
+        ev = json.loads(f.read_text(encoding="utf-8"))
+        summ = ev.get("summary", {})
+        name = f.stem.removeprefix("eval_metrics").lstrip("_") or "training evaluation set"
+        lines += [f"## Evaluation: {name}", "",
+                  f"`{ev.get('dataset')}`" + (f", first {ev['limit']} charts" if ev.get("limit") else "")
+                  + f", score threshold {ev.get('score_threshold', '?')}.", "",
+                  "| set | images | gold | R@0.5 | P@0.5 | R@0.7 | P@0.7 | mean IoU | AP | AP50 |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        rows = [("overall", summ.get("overall", {}))] + sorted(summ.get("families", {}).items())
+        for rname, row in rows:
+            def fmt(k: str, row: dict[str, Any] = row) -> str:
+                v = row.get(k)
+                return "-" if v is None else (str(v) if isinstance(v, int) else f"{v:.3f}")
+            lines.append(f"| {rname} | " + " | ".join(fmt(k) for k in (
+                "images", "gold", "recall@0.5", "precision@0.5", "recall@0.7", "precision@0.7",
+                "mean_iou", "AP", "AP50")) + " |")
+        lines.append("")
+    if cfg_text:
+        lines += ["## Resolved training config", "", "```yaml", cfg_text.rstrip(), "```", ""]
+    card = model_dir / "README.md"
+    atomic_write_text(card, "\n".join(lines))
+    return card
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -345,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config key (YAML value), e.g. --set max_steps=10")
     p.add_argument("--eval-only", metavar="MODEL_DIR", help="only score an existing checkpoint")
+    p.add_argument("--eval-name", metavar="NAME",
+                   help="with --eval-only: write eval_metrics_NAME.json (a second evaluation set)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -353,9 +465,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train_segmenter: bad config: {exc}", file=sys.stderr)
         return 2
     if args.eval_only:
-        summary = evaluate(Path(args.eval_only), cfg)
+        try:
+            summary = evaluate(Path(args.eval_only), cfg, name=args.eval_name)
+        except ValueError as exc:
+            print(f"train_segmenter: {exc}", file=sys.stderr)
+            return 2
     else:
-        summary = train(cfg)
+        summary = train(cfg, argv)
     if summary:
         print(json.dumps(summary.get("overall", {}), indent=2))
     return 0

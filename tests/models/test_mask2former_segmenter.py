@@ -136,3 +136,52 @@ def test_bad_training_config_fails_before_loading_anything(tmp_path):
     assert train_segmenter.main(["--config", str(bad)]) == 2
     bad.write_text("nonsense_key: 1\n")
     assert train_segmenter.main(["--config", str(bad)]) == 2
+
+
+def test_model_card_records_command_data_and_every_evaluation(trained, tmp_path):
+    """The card is rebuilt from what lies beside the weights; a second evaluation set run with
+    --eval-only --eval-name gets its own metrics file and its own section."""
+    import shutil
+
+    from tests.segment.synth import write_bench
+    from training import train_segmenter
+
+    final, _ = trained
+    card = (final / "README.md").read_text()
+    record = json.loads((final / "train_record.json").read_text())
+    assert record["steps"] == 2 and record["train_data"][0]["images"] == 3
+    assert "train_segmenter" in record["command"] and record["command"] in card
+    assert "## Evaluation: training evaluation set" in card
+
+    model = tmp_path / "model"
+    shutil.copytree(final, model)
+    second = write_bench(tmp_path / "second", styles=("black_white",))
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text((final / "train_config.yaml").read_text())
+    rc = train_segmenter.main(["--config", str(cfg), "--eval-only", str(model), "--eval-name", "second",
+                               "--set", f"eval_data={second}", "--set", "score_threshold=0.0"])
+    assert rc == 0
+    metrics = json.loads((model / "eval_metrics_second.json").read_text())
+    assert metrics["dataset"] and metrics["summary"]["overall"]["images"] >= 1
+    card2 = (model / "README.md").read_text()
+    assert "## Evaluation: second" in card2 and "## Evaluation: training evaluation set" in card2
+
+
+def test_resnet_backbone_trains_saves_and_segments(tmp_path):
+    """The convolutional backbone option goes through the same Trainer, save and inference path."""
+    from flowpath.segment import Mask2FormerSegmenter
+    from tests.segment.synth import write_coco
+    from training import train_segmenter
+
+    coco = write_coco(tmp_path / "data", n=2)
+    cfg = _tiny_config(tmp_path, coco, backbone="resnet", max_steps=1)
+    assert train_segmenter.main(["--config", cfg]) == 0
+    final = tmp_path / "run" / "final"
+    conf = json.loads((final / "config.json").read_text())
+    assert conf["backbone_config"]["model_type"] == "resnet"
+    seg = Mask2FormerSegmenter(final, score_threshold=0.0)
+    regions = seg([np.full((90, 200, 3), 255, np.uint8)])[0]
+    assert all(0 <= r.bbox[0] <= r.bbox[2] <= 200 and 0 <= r.bbox[1] <= r.bbox[3] <= 90 for r in regions)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(f"train_data: [{coco}]\nbackbone: vgg\n")
+    assert train_segmenter.main(["--config", str(bad)]) == 2
