@@ -232,7 +232,12 @@ def collate(batch: list[dict[str, Any]]) -> dict[str, Any]:
 # --- model --------------------------------------------------------------------------------------
 def build_model(cfg: SegTrainConfig) -> tuple[Any, Any]:
     """``(model, processor)``: fine-tune ``cfg.init`` or build a small random-init model."""
-    from transformers import Mask2FormerConfig, Mask2FormerForUniversalSegmentation, ResNetConfig, SwinConfig
+    from transformers import (
+        Mask2FormerConfig,
+        Mask2FormerForUniversalSegmentation,
+        ResNetConfig,
+        SwinConfig,
+    )
     from transformers.models.mask2former.image_processing_pil_mask2former import (
         Mask2FormerImageProcessorPil,
     )
