@@ -12,9 +12,12 @@ Everything here needs only numpy, OpenCV and pytesseract (core dependencies).
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import threading
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -23,6 +26,9 @@ import numpy as np
 _GAP = 28
 #: target height of a text line (px) when crops are rescaled for tesseract
 _TARGET_LINE = 30.0
+#: edge labels: ink is at least this far from the box colour towards the text colour (the
+#: connector seen through a translucent label box measured ~0.6)
+_LABEL_STRONG = 0.72
 
 
 @dataclass
@@ -93,6 +99,67 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
         # (Mermaid sizes boxes with one font and the rasteriser draws with another)
         d = cv2.distanceTransform(np.pad(inside.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
         clipped = bool(((out < 128) & (d <= 2.5)).any())
+    return _finish_crop(out, line_height, max_width, clipped)
+
+
+def to_label_crop(rgb: np.ndarray, *, line_height: float | None = None,
+                  max_width: int = 1400) -> TextCrop | None:
+    """Clean an edge-label box for OCR: keep the text, drop the connector seen through it.
+
+    Mermaid draws a label on a translucent box over its connector, so inside the box the line
+    shows as a paler copy of itself (measured: text 26, line 113, box 246 grey levels). The
+    text colour is taken from the most contrasting pixels of the box; a pixel is ink when it
+    is at least ~70% of the way from the box colour to it, and anti-aliased glyph edges (weaker
+    pixels touching such ink) are kept. A line as dark as the text (labels on the bare
+    background) is left alone.
+
+    Args:
+        rgb: ``(h, w, 3)`` uint8, the label box itself (the box colour dominates it).
+        line_height: estimated text line height in px (rescaling, as `to_text_crop`).
+        max_width: widest crop allowed in the mosaic.
+
+    Returns:
+        The cleaned crop, or None when the box holds no ink.
+    """
+    if rgb.size == 0 or rgb.shape[0] < 4 or rgb.shape[1] < 4:
+        return None
+    # scale the colour image first: at small sizes (6-8 px letters) thresholding before
+    # scaling leaves one-pixel strokes that the strong-ink test below breaks apart
+    scale = float(np.clip(_TARGET_LINE / line_height, 0.5, 4.0)) if line_height and line_height > 0 else 1.0
+    if rgb.shape[1] * scale > max_width:
+        scale = max_width / rgb.shape[1]
+    if abs(scale - 1.0) > 0.05:
+        rgb = cv2.resize(rgb, None, fx=scale, fy=scale,
+                         interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+    else:
+        scale = 1.0
+    px = rgb.astype(np.float32)
+    fill = np.median(px.reshape(-1, 3), axis=0)
+    dist = np.sqrt(((px - fill) ** 2).sum(axis=2))
+    peak = float(np.percentile(dist, 99.5))
+    if peak < 60:
+        return None
+    ink_color = np.median(px[dist >= 0.8 * peak], axis=0)
+    axis = ink_color - fill
+    denom = float((axis ** 2).sum())
+    if denom < 1:
+        return None
+    norm = np.clip(((px - fill) @ axis) / denom, 0, 1)
+    strong = (norm > _LABEL_STRONG).astype(np.uint8)
+    if strong.sum() < 4:
+        return None
+    near = cv2.dilate(strong, np.ones((3, 3), np.uint8)).astype(bool)
+    keep = (strong > 0) | ((norm > 0.3) & near)
+    out = np.where(keep, 255 * (1 - norm), 255).astype(np.uint8)
+    crop = _finish_crop(out, None, max_width)
+    if crop is not None:
+        crop.scale = scale
+    return crop
+
+
+def _finish_crop(out: np.ndarray, line_height: float | None, max_width: int,
+                 clipped: bool = False) -> TextCrop | None:
+    """Trim to the ink with a margin, rescale to the target line height, pad."""
     ys, xs = np.nonzero(out < 128)
     if len(ys) < 8:
         return None
@@ -154,6 +221,174 @@ def estimate_line_height(ink: np.ndarray) -> float | None:
     return float(np.percentile(h[keep], 75)) / 0.72
 
 
+class TesseractAPI:
+    """Tesseract in this process through its C API (``libtesseract.so.5``, installed with the
+    Debian ``tesseract-ocr`` package), loaded with ctypes.
+
+    Why: the ``tesseract`` command line loads its model on every call, ~0.2 s idle and 0.5 s
+    on a busy machine, which was a third of a chart's transcription time; a loaded engine
+    reads a label mosaic in ~0.06 s. ctypes releases the GIL during the call, so two engines
+    in two threads use two cores. One engine serves one thread at a time (`acquire`/`release`
+    keep a pool of idle engines per language).
+
+    Raises:
+        OSError: the library cannot be loaded or the language data cannot be initialised
+            (callers then fall back to the command line through pytesseract).
+    """
+
+    _lib: Any = None
+    _pool: dict[str, list[TesseractAPI]] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, lang: str = "eng") -> None:
+        lib = self._load()
+        self._handle = lib.TessBaseAPICreate()
+        if not self._handle or lib.TessBaseAPIInit3(self._handle, None, lang.encode()) != 0:
+            if self._handle:
+                lib.TessBaseAPIDelete(self._handle)
+            self._handle = None
+            raise OSError(f"tesseract could not load language {lang!r}")
+        self.lang = lang
+
+    @classmethod
+    def _load(cls) -> Any:
+        import ctypes
+        import ctypes.util
+
+        if cls._lib is None:
+            # tesseract's OpenMP threads only slow it down here (tesseract docs: set
+            # OMP_THREAD_LIMIT=1 for parallel runs); we run one engine per core instead
+            os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+            name = ctypes.util.find_library("tesseract") or "libtesseract.so.5"
+            lib = ctypes.CDLL(name)
+            vp, cp = ctypes.c_void_p, ctypes.c_char_p
+            lib.TessBaseAPICreate.restype = vp
+            lib.TessBaseAPIInit3.argtypes = [vp, cp, cp]
+            lib.TessBaseAPISetPageSegMode.argtypes = [vp, ctypes.c_int]
+            lib.TessBaseAPISetImage.argtypes = [vp, vp, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+            lib.TessBaseAPIRecognize.argtypes = [vp, vp]
+            lib.TessBaseAPIGetTsvText.argtypes = [vp, ctypes.c_int]
+            lib.TessBaseAPIGetTsvText.restype = ctypes.POINTER(ctypes.c_char)
+            lib.TessBaseAPIGetUTF8Text.argtypes = [vp]
+            lib.TessBaseAPIGetUTF8Text.restype = ctypes.POINTER(ctypes.c_char)
+            lib.TessDeleteText.argtypes = [ctypes.POINTER(ctypes.c_char)]
+            lib.TessBaseAPIClear.argtypes = [vp]
+            lib.TessBaseAPIEnd.argtypes = [vp]
+            lib.TessBaseAPIDelete.argtypes = [vp]
+            cls._lib = lib
+        return cls._lib
+
+    def _run(self, image: np.ndarray, psm: int, tsv: bool) -> str:
+        import ctypes
+
+        lib = self._lib
+        img = np.ascontiguousarray(image, dtype=np.uint8)
+        lib.TessBaseAPISetPageSegMode(self._handle, psm)
+        lib.TessBaseAPISetImage(self._handle, img.ctypes.data, img.shape[1], img.shape[0], 1, img.strides[0])
+        if lib.TessBaseAPIRecognize(self._handle, None) != 0:
+            lib.TessBaseAPIClear(self._handle)
+            return ""
+        ptr = lib.TessBaseAPIGetTsvText(self._handle, 0) if tsv else lib.TessBaseAPIGetUTF8Text(self._handle)
+        text = ctypes.cast(ptr, ctypes.c_char_p).value if ptr else None
+        if ptr:
+            lib.TessDeleteText(ptr)
+        lib.TessBaseAPIClear(self._handle)
+        return (text or b"").decode("utf-8", errors="replace")
+
+    def data(self, image: np.ndarray, psm: int = 6) -> dict[str, list[Any]]:
+        """Words of a grey image with boxes and confidences (pytesseract's ``image_to_data``
+        dictionary: ``text``, ``conf``, ``left``, ``top``, ``width``, ``height``)."""
+        out: dict[str, list[Any]] = {k: [] for k in ("text", "conf", "left", "top", "width", "height")}
+        for line in self._run(image, psm, tsv=True).splitlines():
+            f = line.split("\t")
+            if len(f) < 12 or f[0] != "5":  # level 5 = word
+                continue
+            out["left"].append(int(f[6]))
+            out["top"].append(int(f[7]))
+            out["width"].append(int(f[8]))
+            out["height"].append(int(f[9]))
+            out["conf"].append(float(f[10]))
+            out["text"].append(f[11])
+        return out
+
+    def text(self, image: np.ndarray, psm: int = 8) -> str:
+        """Plain text of a grey image."""
+        return self._run(image, psm, tsv=False)
+
+    def close(self) -> None:
+        if self._handle is not None and self._lib is not None:
+            self._lib.TessBaseAPIEnd(self._handle)
+            self._lib.TessBaseAPIDelete(self._handle)
+            self._handle = None
+
+    @classmethod
+    def acquire(cls, lang: str) -> TesseractAPI | None:
+        """An idle engine for ``lang`` (created on first use), or None when the library is
+        unusable here (then the command line is used)."""
+        with cls._lock:
+            idle = cls._pool.setdefault(lang, [])
+            if idle:
+                return idle.pop()
+            if cls._lib is False:
+                return None
+        try:
+            return cls(lang)
+        except (OSError, AttributeError):
+            with cls._lock:
+                cls._lib = False if cls._lib is None else cls._lib
+            return None
+
+    @classmethod
+    def release(cls, engine: TesseractAPI) -> None:
+        with cls._lock:
+            cls._pool.setdefault(engine.lang, []).append(engine)
+
+    @classmethod
+    def close_all(cls) -> None:
+        with cls._lock:
+            for engines in cls._pool.values():
+                for e in engines:
+                    e.close()
+            cls._pool.clear()
+
+
+atexit.register(TesseractAPI.close_all)  # tesseract warns about leaked models otherwise
+
+
+def _tesseract_data(image: np.ndarray, lang: str, timeout: float, psm: int) -> dict[str, list[Any]]:
+    """Word boxes of an image: the in-process engine, else the command line."""
+    eng = TesseractAPI.acquire(lang)
+    if eng is not None:
+        try:
+            return eng.data(image, psm)
+        finally:
+            TesseractAPI.release(eng)
+    import pytesseract
+
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    try:
+        return dict(pytesseract.image_to_data(image, lang=lang, config=f"--psm {psm}",
+                                              output_type=pytesseract.Output.DICT, timeout=timeout))
+    except RuntimeError:  # pytesseract raises RuntimeError on timeout
+        return {"text": []}
+
+
+def _tesseract_text(image: np.ndarray, lang: str, timeout: float, psm: int) -> str:
+    eng = TesseractAPI.acquire(lang)
+    if eng is not None:
+        try:
+            return eng.text(image, psm)
+        finally:
+            TesseractAPI.release(eng)
+    import pytesseract
+
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    try:
+        return str(pytesseract.image_to_string(image, lang=lang, config=f"--psm {psm}", timeout=timeout))
+    except RuntimeError:
+        return ""
+
+
 def read_crops(crops: list[TextCrop | None], *, lang: str = "eng", timeout: float = 60.0,
                workers: int = 1) -> list[str]:
     """OCR many crops with one tesseract call per worker.
@@ -204,20 +439,12 @@ def read_word(crop: TextCrop | None, *, lang: str = "eng", timeout: float = 20.0
     """Second reading of one short crop as a single word (``--psm 8``); for edge labels the
     mosaic pass left empty (a connector drawn through a two-letter word confuses the block
     layout analysis more than the word recogniser)."""
-    import pytesseract
-
     if crop is None:
         return ""
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    try:
-        return clean_text(pytesseract.image_to_string(crop.image, lang=lang, config="--psm 8", timeout=timeout))
-    except RuntimeError:
-        return ""
+    return clean_text(_tesseract_text(crop.image, lang, timeout, psm=8))
 
 
 def _read_mosaic(items: list[tuple[int, TextCrop]], lang: str, timeout: float) -> dict[int, str]:
-    import pytesseract
-
     width = max(c.image.shape[1] for _, c in items)
     spans: list[tuple[int, int, int]] = []
     rows = []
@@ -230,15 +457,7 @@ def _read_mosaic(items: list[tuple[int, TextCrop]], lang: str, timeout: float) -
         spans.append((i, y, y + h))
         y += h + _GAP
     mosaic = np.vstack(rows)
-    # tesseract's own OpenMP threads slow it down on images this size (tesseract docs:
-    # "OMP_THREAD_LIMIT=1" for parallel runs); we parallelise across processes instead.
-    # pytesseract passes the environment on, so set it (only if the user has not).
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    try:
-        data = pytesseract.image_to_data(mosaic, lang=lang, config="--psm 6",
-                                         output_type=pytesseract.Output.DICT, timeout=timeout)
-    except RuntimeError:  # pytesseract raises RuntimeError on timeout
-        return {}
+    data = _tesseract_data(mosaic, lang, timeout, psm=6)
     per: dict[int, list[tuple[int, int, int, str]]] = {}
     starts = np.array([s[1] for s in spans])
     for k, word in enumerate(data["text"]):
@@ -412,6 +631,10 @@ def clean_label(text: str) -> str:
         short = [t for t in toks if _snap(t) is None]
         if len(snapped) == 1 and all(len(re.sub(r"[^A-Za-z0-9]", "", t)) <= 2 for t in short):
             return snapped[0]
+    letters = re.sub(r"[^A-Za-z0-9]", "", plain)
+    if letters.lower() in ("y", "n") and len(plain.replace(" ", "")) <= 2:
+        # the one-letter branch words, with a speck of the line through them ("Y¥", "y:")
+        return letters.upper()
     keep = [t for t in plain.split() if re.search(r"[A-Za-z0-9<>=%+*/]", t)]  # drop "---" specks
     return _snap(plain) or " ".join(keep) or plain
 
