@@ -29,6 +29,10 @@ _TARGET_LINE = 30.0
 #: edge labels: ink is at least this far from the box colour towards the text colour (the
 #: connector seen through a translucent label box measured ~0.6)
 _LABEL_STRONG = 0.72
+#: label text lines shorter than this (px, as passed to `to_label_crop`) count as small print
+_LABEL_SMALL = 10.0
+#: edge-label words read with less confidence than this are dropped (see `to_label_crop`)
+_LABEL_MIN_CONF = 40.0
 
 
 @dataclass
@@ -39,6 +43,8 @@ class TextCrop:
     scale: float = 1.0
     #: ink touches the edge of the node interior: a word may be cut off by the border
     clipped: bool = False
+    #: words tesseract is less confident of (0-100) are dropped
+    min_conf: float = 0.0
 
 
 def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height: float | None = None,
@@ -145,7 +151,10 @@ def to_label_crop(rgb: np.ndarray, *, line_height: float | None = None,
     if denom < 1:
         return None
     norm = np.clip(((px - fill) @ axis) / denom, 0, 1)
-    strong = (norm > _LABEL_STRONG).astype(np.uint8)
+    # at small print (strokes ~1 px before scaling) anti-aliasing keeps glyph pixels from
+    # reaching the text colour, and the line cannot be told from the text by shade anyway
+    small = line_height is not None and line_height < _LABEL_SMALL
+    strong = (norm > (0.5 if small else _LABEL_STRONG)).astype(np.uint8)
     if strong.sum() < 4:
         return None
     near = cv2.dilate(strong, np.ones((3, 3), np.uint8)).astype(bool)
@@ -154,6 +163,10 @@ def to_label_crop(rgb: np.ndarray, *, line_height: float | None = None,
     crop = _finish_crop(out, None, max_width)
     if crop is not None:
         crop.scale = scale
+        # a box that is not a label (a subgraph title fragment, pieces of curved connectors
+        # taken for glyphs) reads as low-confidence junk; measured on generated charts: read
+        # labels median confidence 96 (5th percentile 70), non-labels median 27
+        crop.min_conf = _LABEL_MIN_CONF
     return crop
 
 
@@ -373,22 +386,6 @@ def _tesseract_data(image: np.ndarray, lang: str, timeout: float, psm: int) -> d
         return {"text": []}
 
 
-def _tesseract_text(image: np.ndarray, lang: str, timeout: float, psm: int) -> str:
-    eng = TesseractAPI.acquire(lang)
-    if eng is not None:
-        try:
-            return eng.text(image, psm)
-        finally:
-            TesseractAPI.release(eng)
-    import pytesseract
-
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    try:
-        return str(pytesseract.image_to_string(image, lang=lang, config=f"--psm {psm}", timeout=timeout))
-    except RuntimeError:
-        return ""
-
-
 def read_crops(crops: list[TextCrop | None], *, lang: str = "eng", timeout: float = 60.0,
                workers: int = 1) -> list[str]:
     """OCR many crops with one tesseract call per worker.
@@ -441,7 +438,10 @@ def read_word(crop: TextCrop | None, *, lang: str = "eng", timeout: float = 20.0
     layout analysis more than the word recogniser)."""
     if crop is None:
         return ""
-    return clean_text(_tesseract_text(crop.image, lang, timeout, psm=8))
+    data = _tesseract_data(crop.image, lang, timeout, psm=8)
+    words = [w for w, c in zip(data["text"], data.get("conf", []), strict=False)
+             if (w or "").strip() and float(c) >= crop.min_conf]
+    return clean_text(" ".join(words))
 
 
 def _read_mosaic(items: list[tuple[int, TextCrop]], lang: str, timeout: float) -> dict[int, str]:
@@ -460,6 +460,7 @@ def _read_mosaic(items: list[tuple[int, TextCrop]], lang: str, timeout: float) -
     data = _tesseract_data(mosaic, lang, timeout, psm=6)
     per: dict[int, list[tuple[int, int, int, str]]] = {}
     starts = np.array([s[1] for s in spans])
+    spans_conf = [c.min_conf for _, c in items]
     for k, word in enumerate(data["text"]):
         word = (word or "").strip()
         if not word:
@@ -475,6 +476,8 @@ def _read_mosaic(items: list[tuple[int, TextCrop]], lang: str, timeout: float) -
             continue
         if conf < 10 and not re.search(r"[A-Za-z0-9]", word):
             continue  # specks read as punctuation
+        if conf < spans_conf[j]:
+            continue
         per.setdefault(idx, []).append((int(top), int(left), int(height), word))
     # Mermaid sizes a label's box with one font and the rasteriser draws it with another, so a
     # line's last word is sometimes cut at the label's clip edge (a few px inside the border,

@@ -121,7 +121,7 @@ def test_label_crop_drops_the_line_seen_through_the_box():
     assert old is not None
     old_rows = np.flatnonzero((old.image < 128).any(axis=1))
     assert (old_rows.max() - old_rows.min()) > (rows.max() - rows.min())
-    assert ocr.clean_label(ocr.read_word(crop)) == "No"
+    assert ocr.clean_label(ocr.read_crops([crop])[0]) == "No"
 
 
 def test_in_process_tesseract_reads_like_the_command_line():
