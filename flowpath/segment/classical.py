@@ -15,9 +15,12 @@ How it finds nodes, in the order the code does it:
 4. **Pieces joined.** Shapes drawn with inner lines (cylinder tops, subroutine bars, double
    circles) split their interior into pieces; pieces that touch across a thin line and share a
    full side are merged; a region holding another node-sized region is either its outer ring (a
-   double circle: merged) or a subgraph frame (dropped).
+   double circle: merged, however thin the ring) or a subgraph frame (dropped).
 5. **Outline.** The interior grows outwards through its stroke to the stroke's centre line, which
-   is where Mermaid's node geometry (and hence the gold regions) lies.
+   is where Mermaid's node geometry (and hence the gold regions) lies. "Stroke" is measured
+   against the colour the node sits on (the page, or its subgraph's fill). A second outline hugging
+   the first with the fill colour between (a double circle too small for its band to be a flat
+   region) moves the outline to the outer one's centre line.
 
 Resize policy: images above `CLASSICAL_MAX_PIXELS` (6 Mpx) are processed at the scale that brings
 them within it (a 1600 x 8052 benchmark chart runs at ~0.68x), and regions are mapped back to
@@ -135,8 +138,9 @@ class ClassicalSegmenter(Segmenter):
         sy = work.shape[0] / H
         bg = _background_colour(work)
         self._profiles: dict[tuple, tuple] = {}
-        self._fill_like_of: dict[tuple, list[float]] = {}
-        self._fill_is_bg_of: dict[tuple, bool] = {}
+        self._walks: dict[tuple, tuple] = {}
+        self._surrounds: dict[tuple, np.ndarray] = {}
+        self._bg_of: dict[tuple, np.ndarray] = {}
         flat = ~_boundary_mask(work, self.edge_threshold)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
@@ -231,8 +235,11 @@ class ClassicalSegmenter(Segmenter):
         x, y, w, h, area = (stats[:, i] for i in range(5))
         keep = (w >= ms) & (h >= ms) & (x > 0) & (y > 0) & (x + w < W) & (y + h < H)
         keep[0] = keep[0] and False
-        # a node's flat interior covers a good part of its box (a diamond 50 %, text eats some)
-        keep &= area >= 0.2 * w * h
+        # a node's flat interior covers a good part of its box (a diamond 50 %, text eats some);
+        # thinner regions can still be the band between a double circle's two outlines (a
+        # band 5 % of the diameter wide covers ~16 % of its box), looked at once candidates exist
+        thin = keep & (area < 0.2 * w * h)
+        keep &= ~thin
         for i in np.nonzero(keep)[0]:
             x0, y0, x1, y1 = int(x[i]), int(y[i]), int(x[i] + w[i]), int(y[i] + h[i])
             m = (labels[y0:y1, x0:x1] == i).astype(np.uint8)
@@ -264,6 +271,8 @@ class ClassicalSegmenter(Segmenter):
             out.append(_Cand(int(i), x0, y0, x1, y1, filled.astype(bool), int(area[i]), fill_area,
                              text_h, text_box, float(solidity),
                              score=float(np.clip(0.5 + 0.5 * min(solidity, 1.0), 0, 1))))
+        if out and thin.any():
+            rings += _enclosing_rings(out, labels, stats, np.nonzero(thin)[0], work)
         return _adopt_outer_rings(out, rings, work)
 
     def _stroke_profile(self, work: np.ndarray, c: _Cand, bg: np.ndarray
@@ -293,19 +302,21 @@ class ClassicalSegmenter(Segmenter):
         band = (dist >= 1) & (dist <= maxd)
         d = dist[band].astype(np.int64)
         px = work[ya:yb, xa:xb][band].astype(np.float32)
+        # a node on a subgraph's fill: stroke is what differs from that fill (looked for only
+        # when the walk's last ring is mostly not the page background)
+        last = px[d == d.max()] if len(d) else px
+        if len(last) and (np.abs(last - bg).max(axis=1) > 24).mean() > 0.5:
+            bg = self._surround(work, c, bg)
+        self._bg_of[key] = bg
         seg = bg.astype(np.float32) - fill
         seg_len2 = float(seg @ seg)
         t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
         other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
-        fill_like = np.abs(px - fill).max(axis=1) <= 24
         total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
         ok = total > 0
         n = int(np.argmin(ok)) if not ok.all() else len(ok)  # rings up to the first empty one
         fr_other = (np.bincount(d, weights=other, minlength=maxd + 1)[1:] / np.maximum(total, 1))[:n]
-        fr_fill = (np.bincount(d, weights=fill_like, minlength=maxd + 1)[1:] / np.maximum(total, 1))[:n]
         result = ([float(v) for v in fr_other], m, ya, xa)
-        self._fill_like_of[key] = [float(v) for v in fr_fill]
-        self._fill_is_bg_of[key] = seg_len2 <= 3 * 24 ** 2
         self._profiles[key] = result
         return result
 
@@ -375,22 +386,122 @@ class ClassicalSegmenter(Segmenter):
         fracs, m, ya, xa = self._stroke_profile(work, c, bg)
         t = self._stroke_width(fracs)
         grow = (self._stroke_start(fracs) if t else 1) + int(round(t / 2.0 + 1e-6))
-        # a second outline around the first, with the fill colour between (double circle): the
-        # node ends at the outer one. Only when the fill differs from the background, else the
-        # "band" would be plain background and any neighbour's stroke would look like one.
-        fill_like = self._fill_like_of[(c.x0, c.y0, c.x1, c.y1, c.fill_area)]
-        if t and not self._fill_is_bg_of[(c.x0, c.y0, c.x1, c.y1, c.fill_area)]:
-            start = next(d for d, f in enumerate(fracs) if f > 0.5) + t
-            band = 0
-            while start + band < len(fracs) and fill_like[start + band] > 0.5:
-                band += 1
-            t2 = 0
-            while start + band + t2 < len(fracs) and fracs[start + band + t2] > 0.5:
-                t2 += 1
-            if band and t2 and start + band + t2 < len(fracs):
-                grow = start + band + int(round(t2 / 2.0 + 1e-6)) + 1
+        # only circles get a second outline (Mermaid's double circle): the walk is skipped for
+        # the other shapes, whose boxes are not square or not ~pi/4 filled
+        if t and abs(c.w - c.h) <= 0.1 * max(c.w, c.h) and 0.7 <= c.fill_area / (c.w * c.h) <= 0.86:
+            outer = self._second_outline(work, c, bg)
+            if outer is not None:
+                return outer
         out = cv2.dilate(m, cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), iterations=grow) if grow else m
         return out.astype(bool), ya, xa
+
+    def _second_outline(self, work: np.ndarray, c: _Cand, bg: np.ndarray
+                        ) -> tuple[np.ndarray, int, int] | None:
+        """A second outline right around the stroke, with the fill colour between (a double
+        circle whose band is too thin to be a flat region of its own, so `_adopt_outer_rings`
+        could not see it): the node ends at the outer outline's centre line.
+
+        Walks rings of the Euclidean distance from the interior. The 4-connected rings of
+        `_stroke_profile` cannot be used: on a circle's diagonals they run at 1/sqrt(2) of the
+        distance, so each of them cuts across stroke, band and outer stroke and none is mostly
+        outer stroke. The walk spans a text line's height (Mermaid puts the outer circle 5 px
+        outside the inner one, under half a line). When the fill is the background colour
+        (unfilled themes) the band is background, so the outer outline must go nearly all the
+        way round, as a neighbour's stroke or an edge passing by never does.
+
+        Returns ``(mask, y0, x0)`` grown to the outer centre line, or None (no second outline).
+        """
+        dist, ya, xa, maxd = self._euclidean_walk(work, c)
+        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
+        if not len(inner):
+            return None
+        fill = np.median(inner, axis=0).astype(np.float32)
+        bg = self._bg_of[(c.x0, c.y0, c.x1, c.y1, c.fill_area)]  # the surround `_stroke_profile` used
+        ring = np.rint(dist).astype(np.int64)
+        sel = (ring >= 1) & (ring <= maxd)
+        d = ring[sel]
+        px = work[ya:ya + dist.shape[0], xa:xa + dist.shape[1]][sel].astype(np.float32)
+        seg = bg.astype(np.float32) - fill
+        seg_len2 = float(seg @ seg)
+        fill_is_bg = seg_len2 <= 3 * 24 ** 2
+        t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
+        other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
+        # the band is the fill colour; with a background-coloured fill, either colour
+        band_like = np.abs(px - fill).max(axis=1) <= 24
+        if fill_is_bg:
+            band_like |= np.abs(px - bg.astype(np.float32)).max(axis=1) <= 24
+        total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
+        if not (total > 0).all():
+            return None  # the crop hit the image border
+        f_other = np.bincount(d, weights=other, minlength=maxd + 1)[1:] / total
+        f_band = np.bincount(d, weights=band_like, minlength=maxd + 1)[1:] / total
+        n = len(f_other)
+        k = next((k for k in range(3) if f_other[k] > 0.5), None)
+        if k is None:
+            return None
+        s1 = k
+        while k < n and f_other[k] > 0.5:
+            k += 1
+        b0 = k  # the band: rings up to the next stroke (the rings beside a stroke are mixed)
+        while k < n and f_other[k] <= 0.5:
+            k += 1
+        s2 = k
+        while k < n and f_other[k] > 0.5:
+            k += 1
+        t1, band, t2 = b0 - s1, s2 - b0, k - s2
+        if not (band and t2 and k < n):
+            return None  # no band, no outer stroke, or the outer stroke runs off the walk
+        if band > max(2.0, 0.5 * c.text_h) or t2 > 2 * t1 + 2:
+            return None  # too far out for a double circle, or not a stroke
+        if f_band[b0:s2].max() < 0.8:
+            return None  # no ring of the fill colour between the outlines
+        # an outline's ink spreads over two or three rings (anti-aliasing, sub-pixel position):
+        # compare the two outlines' ink summed over their rings and one ring either side
+        ink1, ink2 = f_other[max(s1 - 1, 0):b0 + 1].sum(), f_other[s2 - 1:k + 1].sum()
+        if fill_is_bg and (f_other[s2:k].max() < 0.6 or ink2 < 0.7 * ink1):
+            return None  # not all the way round: a neighbour's stroke or an edge
+        # rings s2+1 .. s2+t2 hold the outer stroke: keep its inner half, rounding up as
+        # `_grow_to_stroke` does (the region's outline runs half a pixel outside its pixels)
+        return ring <= s2 + (t2 + 1) // 2, ya, xa
+
+    def _euclidean_walk(self, work: np.ndarray, c: _Cand) -> tuple[np.ndarray, int, int, int]:
+        """Euclidean distance from the interior over a crop reaching a text line's height
+        (at least 12 px) beyond it: ``(dist, y0, x0, reach)``. Cached per candidate."""
+        import cv2
+
+        key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
+        if key not in self._walks:
+            maxd = max(12, int(round(c.text_h)))
+            p = maxd + 2
+            H, W = work.shape[:2]
+            ya, yb, xa, xb = max(c.y0 - p, 0), min(c.y1 + p, H), max(c.x0 - p, 0), min(c.x1 + p, W)
+            m = np.zeros((yb - ya, xb - xa), np.uint8)
+            m[c.y0 - ya:c.y0 - ya + c.h, c.x0 - xa:c.x0 - xa + c.w] = c.filled
+            dist = cv2.distanceTransform(1 - m, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+            self._walks[key] = (dist, ya, xa, maxd)
+        return self._walks[key]
+
+    def _surround(self, work: np.ndarray, c: _Cand, bg: np.ndarray) -> np.ndarray:
+        """The colour a node sits on: the page background, or the fill of the subgraph holding
+        it. Taken from the ring a text line's height outside the interior (past any stroke or
+        second outline) when most of that ring is one colour other than the node's fill;
+        otherwise ``bg``. Without it a node on a coloured subgraph fill would count the fill
+        around it as stroke and grow far past its outline. Cached per candidate."""
+        key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
+        if key not in self._surrounds:
+            dist, ya, xa, maxd = self._euclidean_walk(work, c)
+            far = (dist > maxd - 1) & (dist <= maxd)
+            px = work[ya:ya + dist.shape[0], xa:xa + dist.shape[1]][far].astype(np.int16)
+            out = bg
+            if len(px):
+                med = np.median(px, axis=0).astype(np.int16)
+                inner = work[c.y0:c.y1, c.x0:c.x1][c.filled].astype(np.int16)
+                fill = np.median(inner, axis=0) if len(inner) else med
+                if (np.abs(med - bg).max() > 24 and np.abs(med - fill).max() > 24
+                        and (np.abs(px - med).max(axis=1) <= 24).mean() >= 0.6):
+                    out = med
+            self._surrounds[key] = out
+        return self._surrounds[key]
 
 
 def _tallest_line(holes: np.ndarray) -> int:
@@ -483,10 +594,45 @@ def _union(A: _Cand, B: _Cand) -> _Cand:
                  max(A.text_h, B.text_h), text_box, min(A.solidity, B.solidity), max(A.score, B.score))
 
 
+def _enclosing_rings(cands: list[_Cand], labels: np.ndarray, stats: np.ndarray, ids: np.ndarray,
+                     work: np.ndarray) -> list[tuple]:
+    """Ring tuples (as `_adopt_outer_rings` takes them) of the thin flat regions ``ids`` whose
+    box encloses some candidate's box around nearly the same centre: the possible bands of
+    double circles. Only those are traced, so the many thin pockets between edges cost nothing."""
+    import cv2
+
+    bx0, by0 = stats[ids, 0], stats[ids, 1]
+    bx1, by1 = bx0 + stats[ids, 2], by0 + stats[ids, 3]
+    want = np.zeros(len(ids), bool)
+    for c in cands:
+        want |= ((bx0 <= c.x0) & (by0 <= c.y0) & (bx1 >= c.x1) & (by1 >= c.y1)
+                 & (np.abs((bx0 + bx1) - (c.x0 + c.x1)) <= 0.1 * c.w)
+                 & (np.abs((by0 + by1) - (c.y0 + c.y1)) <= 0.1 * c.h)
+                 & ((bx1 - bx0) * (by1 - by0) <= 2.5 * c.w * c.h))
+    out = []
+    for k in np.nonzero(want)[0]:
+        i, x0, y0, x1, y1 = int(ids[k]), int(bx0[k]), int(by0[k]), int(bx1[k]), int(by1[k])
+        m = (labels[y0:y1, x0:x1] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(m)
+        cv2.drawContours(filled, [max(contours, key=cv2.contourArea)], -1, 1, thickness=-1)
+        filled |= m
+        fill_area = int(filled.sum())
+        if stats[i, 4] >= 0.3 * fill_area:
+            continue  # not a closed ring (e.g. a band cut open by an arrow head)
+        col = np.median(work[y0:y1, x0:x1][m.astype(bool)], axis=0)
+        out.append((x0, y0, x1, y1, filled.astype(bool), fill_area, col))
+    return out
+
+
 def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray) -> list[_Cand]:
     """A double circle draws a second outline around the first, with the fill colour between
     them. The node's outline is the outer one, so a candidate enclosed by a concentric ring of
-    its own fill colour takes the ring's outer outline (a ring of another colour is its stroke)."""
+    its own fill colour takes the ring's outer outline (a ring of another colour is its stroke).
+
+    The ring must hug the candidate: the same small gap on all four sides (Mermaid draws the
+    outer circle 5 px outside the inner one, well under a text line), unlike a subgraph frame
+    or a loop of edges around a node, whose padding is wide and uneven (title on top)."""
     for c in cands:
         inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
         if not len(inner):
@@ -498,6 +644,9 @@ def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray)
             if fill_area > 2.5 * c.fill_area or np.abs(col - fill).max() > 24:
                 continue
             if abs((x0 + x1) - (c.x0 + c.x1)) > 0.1 * c.w or abs((y0 + y1) - (c.y0 + c.y1)) > 0.1 * c.h:
+                continue
+            gaps = (c.x0 - x0, c.y0 - y0, x1 - c.x1, y1 - c.y1)
+            if max(gaps) > max(3.0, 0.6 * c.text_h) or max(gaps) - min(gaps) > max(2.0, 0.35 * max(gaps)):
                 continue
             c.x0, c.y0, c.x1, c.y1, c.filled, c.fill_area = x0, y0, x1, y1, filled, fill_area
             break

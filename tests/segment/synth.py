@@ -21,8 +21,14 @@ SHAPES = ("rect", "diamond", "round", "parallelogram", "circle")
 
 
 def draw_chart(style: str = "default", shapes=SHAPES, scale: float = 1.0, edge_label: bool = True,
-               columns: int = 1) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
-    """A top-down chain of nodes (one per shape) joined by arrows; returns (RGB image, gold boxes)."""
+               columns: int = 1, backdrop: tuple[int, int, int] | None = None
+               ) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
+    """A top-down chain of nodes (one per shape) joined by arrows; returns (RGB image, gold boxes).
+
+    ``shapes`` may also hold ``"double_circle"`` (not in the default chain): a Mermaid
+    ``(((text)))`` node, a circle with a second outline 5 px (x scale) outside it, whose gold box
+    is the outer circle. ``backdrop``: an RGB colour to put all nodes on a subgraph-like filled,
+    stroked box."""
     import cv2
 
     st = STYLES[style]
@@ -32,6 +38,10 @@ def draw_chart(style: str = "default", shapes=SHAPES, scale: float = 1.0, edge_l
     W = int(columns * (node_w + 120 * s) + 60 * s)
     H = int(rows * (node_h + gap) + 60 * s + 60 * s)
     img = np.full((H, W, 3), 255, np.uint8)
+    if backdrop is not None:
+        m = int(12 * s)
+        cv2.rectangle(img, (m, m), (W - m, H - m), backdrop, -1)
+        cv2.rectangle(img, (m, m), (W - m, H - m), (170, 170, 51), 1, cv2.LINE_AA)
     boxes = []
     thick = max(1, round(2 * s))
     for k, shape in enumerate(shapes):
@@ -48,7 +58,7 @@ def draw_chart(style: str = "default", shapes=SHAPES, scale: float = 1.0, edge_l
             sk = int(25 * s)
             pts = np.array([[x0 + sk, y0], [x0 + node_w, y0], [x0 + node_w - sk, y0 + node_h], [x0, y0 + node_h]], np.int32)
             box = (x0, y0, x0 + node_w, y0 + node_h)
-        elif shape == "circle":
+        elif shape in ("circle", "double_circle"):
             r = node_h // 2 + int(10 * s)
             cx, cy = x0 + node_w // 2, y0 + node_h // 2
             t = np.linspace(0, 2 * np.pi, 64, endpoint=False)
@@ -64,8 +74,17 @@ def draw_chart(style: str = "default", shapes=SHAPES, scale: float = 1.0, edge_l
         else:
             pts = np.array([[x0, y0], [x0 + node_w, y0], [x0 + node_w, y0 + node_h], [x0, y0 + node_h]], np.int32)
             box = (x0, y0, x0 + node_w, y0 + node_h)
-        cv2.fillPoly(img, [pts], st["fill"], lineType=cv2.LINE_AA)
-        cv2.polylines(img, [pts], True, st["stroke"], thick, lineType=cv2.LINE_AA)
+        if shape == "double_circle":
+            # as Mermaid draws it: outer circle 5 px (x scale) outside the inner one, 1 px
+            # strokes (x scale); sub-pixel centres and radii (shift=4: 1/16 px)
+            q = 16
+            c16 = (round(cx * q), round(cy * q))
+            cv2.circle(img, c16, round(r * q), st["fill"], -1, cv2.LINE_AA, shift=4)
+            for rad in (r, r - 5 * s):
+                cv2.circle(img, c16, round(rad * q), st["stroke"], max(1, round(s)), cv2.LINE_AA, shift=4)
+        else:
+            cv2.fillPoly(img, [pts], st["fill"], lineType=cv2.LINE_AA)
+            cv2.polylines(img, [pts], True, st["stroke"], thick, lineType=cv2.LINE_AA)
         bx0, by0, bx1, by1 = box
         fs = 0.6 * s
         (tw, th), _ = cv2.getTextSize(f"Step {k}", cv2.FONT_HERSHEY_SIMPLEX, fs, max(1, round(s)))
