@@ -151,3 +151,14 @@ def test_clean_label_snaps_branch_words_only(raw, want):
     from flowpath.transcribe.ocr import clean_label
 
     assert clean_label(raw) == want
+
+
+def test_command_line_fallback_reads_the_same_as_the_engine(monkeypatch):
+    """Where libtesseract cannot be loaded, the tesseract command line is used instead."""
+    from flowpath.transcribe import ocr
+
+    crops = [ocr.to_label_crop(_translucent_label(w), line_height=30) for w in ("Yes", "No")]
+    in_process = ocr.read_crops(crops)
+    monkeypatch.setattr(ocr.TesseractAPI, "acquire", classmethod(lambda cls, lang: None))
+    assert ocr.read_crops(crops) == in_process
+    assert [ocr.clean_label(t) for t in in_process] == ["Yes", "No"]
