@@ -406,8 +406,9 @@ class ClassicalSegmenter(Segmenter):
         distance, so each of them cuts across stroke, band and outer stroke and none is mostly
         outer stroke. The walk spans a text line's height (Mermaid puts the outer circle 5 px
         outside the inner one, under half a line). When the fill is the background colour
-        (unfilled themes) the band is background, so the outer outline must go nearly all the
-        way round, as a neighbour's stroke or an edge passing by never does.
+        (unfilled themes) the band is background, so the outer outline must cover most of its
+        ring (>= 60 %) and carry at least 70 % of the inner outline's ink, as a neighbour's
+        stroke or an edge passing by does not.
 
         Returns ``(mask, y0, x0)`` grown to the outer centre line, or None (no second outline).
         """
