@@ -98,7 +98,8 @@ class Mask2FormerSegmenter(Segmenter):
             ``preprocessor_config.json``); default: the checkpoint shipped in
             ``flowpath/resources/segmenter`` when there is one.
         device: torch device (``cpu``, ``cuda``, ``auto``).
-        score_threshold: minimum query score of a kept instance.
+        score_threshold: minimum query score of a kept instance; default from the
+            checkpoint's ``flowpath_segmenter.json``, else 0.5.
         mask_threshold: mask probability threshold.
         short_side: working scale (see module docstring); default from the checkpoint's
             ``flowpath_segmenter.json``, else 384.
@@ -110,7 +111,7 @@ class Mask2FormerSegmenter(Segmenter):
     name = "mask2former"
 
     def __init__(self, model_dir: str | Path | None = None, *, device: str = "cpu",
-                 score_threshold: float = 0.5, mask_threshold: float = 0.5,
+                 score_threshold: float | None = None, mask_threshold: float = 0.5,
                  short_side: int | None = None, model: Any = None, processor: Any = None) -> None:
         require("torch", "models", "the Mask2Former segmenter")
         require("transformers", "models", "the Mask2Former segmenter")
@@ -141,6 +142,8 @@ class Mask2FormerSegmenter(Segmenter):
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
         self.processor = processor
+        if score_threshold is None:
+            score_threshold = settings.get("score_threshold", 0.5)
         self.score_threshold = float(score_threshold)
         self.mask_threshold = float(mask_threshold)
         self.short_side = int(short_side or settings.get("short_side", 384))
