@@ -50,6 +50,8 @@ class _Contact:
     point: tuple[float, float]
     thickness: float
     arrow: bool = False
+    #: total ink (difference from the background) of the connector's pixels at the contact
+    mass: float = 0.0
 
 
 @dataclass
@@ -273,7 +275,7 @@ class OCRTranscriber(Transcriber):
             in_box[by0:by1, bx0:bx1] = True
         dist[in_box] = 0
 
-        components = _contacts(comp, cstats, contact_owner, dist, line_h, self.arrow_ratio)
+        components = _contacts(comp, cstats, contact_owner, dist, line_h, self.arrow_ratio, bg_dist)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             # the connector piece covering most of the box (its centre pixel can be a hole
             # where the box touches a node's margin)
@@ -535,7 +537,8 @@ def _frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
 
 
 def _contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
-              dist: np.ndarray, line_h: float, arrow_ratio: float = 2.2) -> dict[int, _Component]:
+              dist: np.ndarray, line_h: float, arrow_ratio: float = 2.2,
+              ink: np.ndarray | None = None) -> dict[int, _Component]:
     """For each connector component, the regions it touches and the stroke thickness there.
 
     ``cstats`` are the component stats of ``comp`` (OpenCV): every per-component scan stays
@@ -564,7 +567,8 @@ def _contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
         d = dist[y0:y1, x0:x1] * (comp[y0:y1, x0:x1] == k)
         thick = float(d.max()) if d.size else 0.0
         c = out.setdefault(k, _Component(k))
-        c.contacts.append(_Contact(r, len(seg), (cx, cy), thick))
+        mass = float(ink[py, px].sum()) if ink is not None else float(len(seg))
+        c.contacts.append(_Contact(r, len(seg), (cx, cy), thick, mass=mass))
     for k, c in out.items():
         x, y, w, h = (int(v) for v in cstats[k, :4])
         vals = dist[y:y + h, x:x + w][comp[y:y + h, x:x + w] == k]
@@ -587,10 +591,17 @@ def _component_edges(c: _Component, regions: list[Region], letters: list[str]
     sources = [ct for ct in contacts if not ct.arrow]
     notes: list[str] = []
     if not targets or not sources:
-        # no arrowhead seen (or every end looks like one): the thickest end is the target,
-        # and failing that the layout decides (top-down, left-right)
+        # no arrowhead seen (or every end looks like one). In small renders the arrowhead is a
+        # solid 4-px blob on a pale anti-aliased line: the end with clearly the most ink is the
+        # target; then the thickest end; failing both the layout decides (top-down,
+        # left-right). Measured on components with two ends and no arrowhead seen (gold
+        # regions): 10 small generated charts, right 138 -> 187 of 196 (the layout alone:
+        # 77, they are mostly left-right); 7 febench_dev charts, 60 -> 63 of 63.
+        by_ink = sorted(contacts, key=lambda ct: -ct.mass)
         ranked = sorted(contacts, key=lambda ct: -ct.thickness)
-        if ranked[0].thickness > ranked[-1].thickness * 1.3:
+        if by_ink[0].mass >= 1.3 * max(by_ink[1].mass, 1.0):
+            targets, sources = [by_ink[0]], by_ink[1:]
+        elif ranked[0].thickness > ranked[-1].thickness * 1.3:
             targets, sources = [ranked[0]], ranked[1:]
         else:
             ranked = sorted(contacts, key=lambda ct: (regions[ct.region].center[1], regions[ct.region].center[0]))
