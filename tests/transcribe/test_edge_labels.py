@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.markers import require_chromium, require_tesseract
+from tests.markers import REPO_ROOT, require_chromium, require_tesseract
 
 pytestmark = require_tesseract
 
@@ -36,8 +36,6 @@ FAMILIES = ("default", "single_color", "multi_color")
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     """The chart in the three coloured style families (eval palettes)."""
-    from data_gen.cli import main as gen_main
-
     tmp = tmp_path_factory.mktemp("labels")
     inputs = []
     for fam in FAMILIES:
@@ -45,10 +43,20 @@ def rendered(tmp_path_factory):
         p.write_text(CHART)
         inputs.append(str(p))
     out = tmp / "bench"
-    rc = gen_main([str(out), "--input", *inputs, "--styles", ",".join(FAMILIES), "--split", "eval",
-                   "--workers", "0", "--seed", "3"])
-    assert rc == 0
+    _generate([str(out), "--input", *inputs, "--styles", ",".join(FAMILIES), "--split", "eval",
+               "--workers", "0", "--seed", "3"])
     return out
+
+
+def _generate(args: list[str]) -> None:
+    """Run the generator in a child process: a session-wide sync Playwright of other test
+    modules owns this process's event loop, and a second one cannot start beside it."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "data_gen", *args], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
 
 
 @require_chromium
@@ -168,15 +176,12 @@ def test_command_line_fallback_reads_the_same_as_the_engine(monkeypatch):
 def small_render(tmp_path_factory):
     """The same chart rendered at 0.6 of Mermaid's size (wide charts get scaled down like
     this): 1-px anti-aliased connectors with 4-px arrowheads."""
-    from data_gen.cli import main as gen_main
-
     tmp = tmp_path_factory.mktemp("small")
     p = tmp / "small.mmd"
     p.write_text(CHART)
     out = tmp / "bench"
-    rc = gen_main([str(out), "--input", str(p), "--styles", "default", "--split", "eval",
-                   "--workers", "0", "--seed", "3", "--scale", "0.6"])
-    assert rc == 0
+    _generate([str(out), "--input", str(p), "--styles", "default", "--split", "eval",
+               "--workers", "0", "--seed", "3", "--scale", "0.6"])
     return out
 
 
