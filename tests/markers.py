@@ -22,3 +22,17 @@ require_chromium = pytest.mark.skipif(
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FEBENCH_DEV = REPO_ROOT.parent / "shared" / "data" / "febench_dev"
 require_febench = pytest.mark.skipif(not FEBENCH_DEV.is_dir(), reason="needs ../shared/data/febench_dev")
+
+
+def generate_in_child_process(args: list[str]) -> None:
+    """Run the generator CLI (``python -m data_gen ARGS``) in a child process.
+
+    The generator tests keep one session-wide sync Playwright browser, which owns this process's
+    asyncio loop; a second sync Playwright cannot start beside it, so other modules that need a
+    render do it in a child process."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "data_gen", *args], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]

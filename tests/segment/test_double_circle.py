@@ -9,7 +9,7 @@ import pytest
 
 from flowpath.geometry import box_iou
 from flowpath.segment import ClassicalSegmenter
-from tests.markers import require_chromium
+from tests.markers import generate_in_child_process, require_chromium
 from tests.segment.synth import SHAPES, STYLES, draw_chart
 
 
@@ -65,8 +65,6 @@ FAMILIES = ("single_color", "multi_color", "default", "black_white")
 def rendered(tmp_path_factory):
     """The chart in the four style families (eval palettes), at 1x: the band between the two
     circles is then too thin to be a flat region of its own."""
-    from data_gen.cli import main as gen_main
-
     tmp = tmp_path_factory.mktemp("double_circle")
     inputs = []
     for fam in FAMILIES:
@@ -74,9 +72,8 @@ def rendered(tmp_path_factory):
         p.write_text(CHART)
         inputs.append(str(p))
     out = tmp / "bench"
-    rc = gen_main([str(out), "--input", *inputs, "--styles", ",".join(FAMILIES), "--split", "eval",
+    generate_in_child_process([str(out), "--input", *inputs, "--styles", ",".join(FAMILIES), "--split", "eval",
                    "--workers", "0", "--seed", "3", "--scale", "1"])
-    assert rc == 0
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.markers import REPO_ROOT, require_chromium, require_tesseract
+from tests.markers import generate_in_child_process, require_chromium, require_tesseract
 
 pytestmark = require_tesseract
 
@@ -43,20 +43,9 @@ def rendered(tmp_path_factory):
         p.write_text(CHART)
         inputs.append(str(p))
     out = tmp / "bench"
-    _generate([str(out), "--input", *inputs, "--styles", ",".join(FAMILIES), "--split", "eval",
+    generate_in_child_process([str(out), "--input", *inputs, "--styles", ",".join(FAMILIES), "--split", "eval",
                "--workers", "0", "--seed", "3"])
     return out
-
-
-def _generate(args: list[str]) -> None:
-    """Run the generator in a child process: a session-wide sync Playwright of other test
-    modules owns this process's event loop, and a second one cannot start beside it."""
-    import subprocess
-    import sys
-
-    proc = subprocess.run([sys.executable, "-m", "data_gen", *args], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
 
 
 @require_chromium
@@ -180,7 +169,7 @@ def small_render(tmp_path_factory):
     p = tmp / "small.mmd"
     p.write_text(CHART)
     out = tmp / "bench"
-    _generate([str(out), "--input", str(p), "--styles", "default", "--split", "eval",
+    generate_in_child_process([str(out), "--input", str(p), "--styles", "default", "--split", "eval",
                "--workers", "0", "--seed", "3", "--scale", "0.6"])
     return out
 
