@@ -341,6 +341,10 @@ def train(cfg: SegTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
                   "first_loss": losses[0] if losses else None, "final_loss": losses[-1] if losses else None,
                   "train_data": [_data_record(p) for p in cfg.train_data], "torch": torch.__version__,
                   "threads": torch.get_num_threads(), "device": "cpu" if use_cpu else "cuda"}
+        # a run that continues one of ours keeps that run's record, so the card tells the whole story
+        parent = Path(cfg.init) / TRAIN_RECORD
+        if cfg.init != "scratch" and parent.is_file():
+            record["init_record"] = json.loads(parent.read_text(encoding="utf-8"))
         atomic_write_text(final / TRAIN_RECORD, json.dumps(record, indent=2))
         write_model_card(final)
         summary: dict[str, Any] = {}
@@ -401,6 +405,22 @@ def _data_record(coco_path: str) -> dict[str, Any]:
     return rec
 
 
+def _run_lines(rec: dict[str, Any]) -> list[str]:
+    """Markdown bullets for one training run's record."""
+    lines = [f"- command: `{rec.get('command', '?')}`",
+             f"- parameters: {rec.get('parameters', 0) / 1e6:.2f} M; steps: {rec.get('steps')}; "
+             f"wall time: {rec.get('train_seconds', 0) / 60:.1f} min on {rec.get('device')} "
+             f"({rec.get('threads')} threads, torch {rec.get('torch')})",
+             f"- loss: {rec.get('first_loss')} (first logged) -> {rec.get('final_loss')} (last logged)"]
+    for d in rec.get("train_data", []):
+        lines.append(f"- data: `{d.get('path')}`: {d.get('images', '?')} images, "
+                     f"{d.get('instances', '?')} node instances")
+        if d.get("generator_options"):
+            opts = {k: v for k, v in d["generator_options"].items() if k not in ("out", "workers")}
+            lines.append(f"  - generated with `python -m data_gen` options: `{json.dumps(opts)}`")
+    return lines
+
+
 def write_model_card(model_dir: Path) -> Path:
     """(Re)write ``README.md`` in a checkpoint directory from what the run left beside the
     weights: the training record (command, data, loss), the resolved config and every
@@ -415,19 +435,14 @@ def write_model_card(model_dir: Path) -> Path:
              "`training/train_segmenter.py` on charts rendered by `data_gen` (real Mermaid in "
              "Chromium). No pretrained weights were used. Load it with "
              "`flowpath.segment.Mask2FormerSegmenter(model_dir)`.", ""]
-    if rec:
-        lines += ["## Training", "", f"- command: `{rec.get('command', '?')}`",
-                  f"- parameters: {rec.get('parameters', 0) / 1e6:.2f} M; steps: {rec.get('steps')}; "
-                  f"wall time: {rec.get('train_seconds', 0) / 60:.1f} min on {rec.get('device')} "
-                  f"({rec.get('threads')} threads, torch {rec.get('torch')})",
-                  f"- loss: {rec.get('first_loss')} (first logged) -> {rec.get('final_loss')} (last logged)"]
-        for d in rec.get("train_data", []):
-            lines.append(f"- data: `{d.get('path')}`: {d.get('images', '?')} images, "
-                         f"{d.get('instances', '?')} node instances")
-            if d.get("generator_options"):
-                opts = {k: v for k, v in d["generator_options"].items() if k not in ("out", "workers")}
-                lines.append(f"  - generated with `python -m data_gen` options: `{json.dumps(opts)}`")
-        lines.append("")
+    # the run's own record, then the records of the runs it continued (oldest last)
+    runs: list[dict[str, Any]] = []
+    while rec:
+        runs.append(rec)
+        rec = rec.get("init_record") or {}
+    for stage, run in enumerate(runs):
+        title = "## Training" if stage == 0 else f"### Initialised from an earlier run ({stage} back)"
+        lines += [title, ""] + _run_lines(run) + [""]
     for f in sorted(model_dir.glob("eval_metrics*.json")):
         ev = json.loads(f.read_text(encoding="utf-8"))
         summ = ev.get("summary", {})

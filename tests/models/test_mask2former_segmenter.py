@@ -182,6 +182,17 @@ def test_resnet_backbone_trains_saves_and_segments(tmp_path):
     seg = Mask2FormerSegmenter(final, score_threshold=0.0)
     regions = seg([np.full((90, 200, 3), 255, np.uint8)])[0]
     assert all(0 <= r.bbox[0] <= r.bbox[2] <= 200 and 0 <= r.bbox[1] <= r.bbox[3] <= 90 for r in regions)
+
+    # a second run continuing this one keeps its parent's record and shows both in the card
+    cont = _tiny_config(tmp_path, coco, max_steps=1, init=str(final), output_dir=str(tmp_path / "cont"))
+    assert train_segmenter.main(["--config", cont]) == 0
+    child = tmp_path / "cont" / "final"
+    parent = json.loads((final / "train_record.json").read_text())
+    record = json.loads((child / "train_record.json").read_text())
+    assert record["init_record"] == parent and "init_record" not in parent
+    card = (child / "README.md").read_text()
+    assert "## Training" in card and "### Initialised from an earlier run" in card
+
     bad = tmp_path / "bad.yaml"
     bad.write_text(f"train_data: [{coco}]\nbackbone: vgg\n")
     assert train_segmenter.main(["--config", str(bad)]) == 2
