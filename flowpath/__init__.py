@@ -46,4 +46,6 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
 
 
-__all__ = ["__version__", *_LAZY]
+# spelled out (not built from _LAZY) so linters and type checkers see the public names
+__all__ = ["__version__", "FlowChart", "Node", "Edge", "parse_mermaid", "to_mermaid",
+           "MermaidSyntaxError", "Region", "FlowPath", "ParsedChart", "Attribution"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from flowpath.errors import ImageLoadError
 #: beyond ~64 Mpx is treated as a decompression bomb rather than a flowchart).
 MAX_PIXELS = 64_000_000
 
-ImageInput = Union[str, os.PathLike, np.ndarray, Any]  # Any: a PIL.Image.Image
+ImageInput = str | os.PathLike | np.ndarray | Any  # Any: a PIL.Image.Image
 
 
 def _flatten_alpha(img: Any) -> Any:
