@@ -352,6 +352,10 @@ def _median_line_height(inks: list[np.ndarray]) -> float | None:
     return float(np.percentile(hs, 75)) / 0.72
 
 
+#: max per-channel difference from a subgraph fill's colour of a pixel of that fill
+_FLAT_TOLERANCE = 6
+
+
 def _label_boxes(faint: np.ndarray, dark: np.ndarray, near_node: np.ndarray, line_h: float,
                  img: np.ndarray) -> tuple[list[tuple[int, int, int, int]], np.ndarray | None]:
     """Boxes of edge labels among the non-node pixels (xyxy ints), and a mask of large flat
@@ -363,6 +367,7 @@ def _label_boxes(faint: np.ndarray, dark: np.ndarray, near_node: np.ndarray, lin
     H, W = faint.shape
     boxes: list[tuple[int, int, int, int]] = []
     flats: np.ndarray | None = None
+    fill_exact: np.ndarray = np.zeros(0, bool)
     fills: list[tuple[int, int, int, int]] = []  # boxes of the flat areas
     # (a) filled label backgrounds: survive an opening that erases lines and arrowheads
     k = max(5, int(round(line_h * 0.45)))
@@ -377,15 +382,20 @@ def _label_boxes(faint: np.ndarray, dark: np.ndarray, near_node: np.ndarray, lin
             sl = (slice(y, y + h), slice(x, x + w))
             comp = lab[sl] == j
             color = np.median(img[sl][comp], axis=0)
-            near = np.abs(img[sl].astype(np.int16) - color.astype(np.int16)).max(axis=2) < 12
+            off = np.abs(img[sl].astype(np.int16) - color.astype(np.int16)).max(axis=2)
+            grown = cv2.dilate(comp.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
             if flats is None:
                 flats = np.zeros((H, W), bool)
-            flats[sl] |= near & cv2.dilate(comp.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+                fill_exact = np.zeros((H, W), bool)
+            flats[sl] |= (off < 12) & grown
+            # a translucent label box over the fill is only ~9 levels off it (measured
+            # (246,246,226) on (255,255,222)): the box search below needs the fill itself
+            fill_exact[sl] |= (off < _FLAT_TOLERANCE) & grown
             fills.append((int(x), int(y), int(x + w), int(y + h)))
     if flats is not None:
         # label boxes drawn on a subgraph fill are part of the fill's flat area above: look
         # again for them among the pixels that are not the fill's colour
-        opened = cv2.morphologyEx((faint & ~flats).astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        opened = cv2.morphologyEx((faint & ~fill_exact).astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
         n, lab, st, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
         for j in range(1, n):
             x, y, w, h = (int(v) for v in st[j, :4])
