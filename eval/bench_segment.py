@@ -3,7 +3,8 @@
     OMP_NUM_THREADS=1 python eval/bench_segment.py --bench ../shared/data/febench_dev
     python eval/bench_segment.py --bench DIR --mask2former runs/segmenter_cpu/final
 
-Prints, per segmenter: mean / median / p90 / max seconds per chart and seconds per 20 gold
+Times the classical segmenter and, when torch is installed, the Mask2Former checkpoint shipped in
+``flowpath/resources/segmenter`` (or the one given with ``--mask2former``). Prints, per segmenter: mean / median / p90 / max seconds per chart and seconds per 20 gold
 nodes (the target for the default segmenter is <= 1 s per 20-node chart), and mean CPU seconds
 per chart (the cost on unshared cores; wall time grows with machine load). Without a Mask2Former
 checkpoint, ``--mask2former-arch configs/segmenter_cpu.yaml`` times an untrained model of that
@@ -45,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--bench", action="append", required=True, help="benchmark-layout folder (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="charts per folder")
-    p.add_argument("--mask2former", help="Mask2Former checkpoint directory to time as well")
+    p.add_argument("--mask2former", help="Mask2Former checkpoint directory (default: the shipped one)")
+    p.add_argument("--classical-only", action="store_true", help="do not time a Mask2Former")
     p.add_argument("--mask2former-arch", help="training config: time an untrained model of it")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--json", help="also write the figures here")
@@ -54,14 +56,19 @@ def main(argv: list[str] | None = None) -> int:
     from flowpath.segment import ClassicalSegmenter
 
     segmenters = {"classical": ClassicalSegmenter()}
-    if args.mask2former or args.mask2former_arch:
+    from importlib.util import find_spec
+
+    from flowpath.segment.mask2former import SHIPPED_DIR
+
+    shipped = (SHIPPED_DIR / "config.json").is_file() and find_spec("torch") is not None
+    if not args.classical_only and (args.mask2former or args.mask2former_arch or shipped):
         import torch
 
         torch.set_num_threads(args.threads)
         from flowpath.segment.mask2former import Mask2FormerSegmenter
 
-        segmenters["mask2former"] = (Mask2FormerSegmenter(args.mask2former, device="cpu") if args.mask2former
-                                     else _untrained_mask2former(args.mask2former_arch))
+        segmenters["mask2former"] = (_untrained_mask2former(args.mask2former_arch) if args.mask2former_arch
+                                     else Mask2FormerSegmenter(args.mask2former, device="cpu"))
     charts = []
     for folder in args.bench:
         bench = Benchmark(folder)
