@@ -196,3 +196,32 @@ def test_resnet_backbone_trains_saves_and_segments(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(f"train_data: [{coco}]\nbackbone: vgg\n")
     assert train_segmenter.main(["--config", str(bad)]) == 2
+
+
+def test_threshold_sweep_prints_every_threshold_and_stores_the_best(trained, tmp_path, capsys):
+    """eval/sweep_seg_threshold.py: one model pass, a row per threshold, --write puts the best
+    one into the copy's flowpath_segmenter.json, which the segmenter then loads by default."""
+    import importlib.util
+    import shutil
+
+    from flowpath.segment import Mask2FormerSegmenter
+    from tests.segment.synth import write_bench
+
+    spec = importlib.util.spec_from_file_location("sweep", REPO_ROOT / "eval" / "sweep_seg_threshold.py")
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    final, _ = trained
+    model = tmp_path / "model"
+    shutil.copytree(final, model)
+    bench = write_bench(tmp_path / "bench", styles=("default",))
+    assert sweep.main(["--model-dir", str(model), "--data", str(bench), "--thresholds", "0.01,0.5,0.99",
+                       "--write"]) == 0
+    out = capsys.readouterr().out
+    for t in ("0.01", "0.50", "0.99"):
+        assert f"| {t} |" in out
+    settings = json.loads((model / "flowpath_segmenter.json").read_text())
+    assert settings["score_threshold"] in (0.01, 0.5, 0.99)
+    assert settings["score_threshold_chosen_on"]["images"] >= 1
+    assert Mask2FormerSegmenter(model).score_threshold == settings["score_threshold"]
+    with pytest.raises(SystemExit):  # thresholds outside (0, 1) are refused before any work
+        sweep.main(["--model-dir", str(model), "--data", str(bench), "--thresholds", "0,2"])
