@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         print(f"| {row['threshold']:.2f} | " + " | ".join(f"{row[k]:.3f}" for k in (
             "recall@0.5", "precision@0.5", "f1@0.5", "recall@0.7", "precision@0.7", "f1@0.7")) + " |")
-    best = max(rows, key=lambda r: (r[f"f1@{args.iou}"], -r["threshold"]))
+    best = max(rows, key=lambda r: (r[f"f1@{args.iou}"], r["threshold"]))  # ties: the stricter one
     print(f"best F1@{args.iou}: {best[f'f1@{args.iou}']:.3f} at threshold {best['threshold']}")
     if args.write:
         path = Path(args.model_dir) / INFERENCE_FILE

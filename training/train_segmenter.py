@@ -405,13 +405,17 @@ def _data_record(coco_path: str) -> dict[str, Any]:
     return rec
 
 
+def _num(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
 def _run_lines(rec: dict[str, Any]) -> list[str]:
     """Markdown bullets for one training run's record."""
     lines = [f"- command: `{rec.get('command', '?')}`",
              f"- parameters: {rec.get('parameters', 0) / 1e6:.2f} M; steps: {rec.get('steps')}; "
              f"wall time: {rec.get('train_seconds', 0) / 60:.1f} min on {rec.get('device')} "
              f"({rec.get('threads')} threads, torch {rec.get('torch')})",
-             f"- loss: {rec.get('first_loss')} (first logged) -> {rec.get('final_loss')} (last logged)"]
+             f"- loss: {_num(rec.get('first_loss'))} (first logged) -> {_num(rec.get('final_loss'))} (last logged)"]
     for d in rec.get("train_data", []):
         lines.append(f"- data: `{d.get('path')}`: {d.get('images', '?')} images, "
                      f"{d.get('instances', '?')} node instances")
@@ -443,6 +447,16 @@ def write_model_card(model_dir: Path) -> Path:
     for stage, run in enumerate(runs):
         title = "## Training" if stage == 0 else f"### Initialised from an earlier run ({stage} back)"
         lines += [title, ""] + _run_lines(run) + [""]
+    settings_file = model_dir / "flowpath_segmenter.json"
+    if settings_file.is_file():
+        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        chosen = settings.get("score_threshold_chosen_on")
+        lines += ["## Inference settings", "",
+                  f"- working scale: shorter side {settings.get('short_side')} px (tiling: see "
+                  "`flowpath.segment.mask2former`)",
+                  f"- score threshold: {settings.get('score_threshold')}"
+                  + (f", chosen by `eval/sweep_seg_threshold.py` for the best {chosen.get('by')} on "
+                     f"`{chosen.get('data')}` ({chosen.get('images')} images)" if chosen else ""), ""]
     for f in sorted(model_dir.glob("eval_metrics*.json")):
         ev = json.loads(f.read_text(encoding="utf-8"))
         summ = ev.get("summary", {})
