@@ -4,10 +4,11 @@
     python eval/bench_segment.py --bench DIR --mask2former runs/segmenter_cpu/final
 
 Times the classical segmenter and, when torch is installed, the Mask2Former checkpoint shipped in
-``flowpath/resources/segmenter`` (or the one given with ``--mask2former``). Prints, per segmenter: mean / median / p90 / max seconds per chart and seconds per 20 gold
-nodes (the target for the default segmenter is <= 1 s per 20-node chart), and mean CPU seconds
-per chart (the cost on unshared cores; wall time grows with machine load). Without a Mask2Former
-checkpoint, ``--mask2former-arch configs/segmenter_cpu.yaml`` times an untrained model of that
+``flowpath/resources/segmenter`` (or the one given with ``--mask2former``). Prints, per
+segmenter: mean / median / p90 / max seconds per chart and seconds per 20 gold nodes (the target
+for the default segmenter is <= 1 s per 20-node chart), and mean CPU seconds per chart (the cost
+on unshared cores; wall time grows with machine load). Without a Mask2Former checkpoint,
+``--mask2former-arch configs/segmenter_cpu.yaml`` times an untrained model of that
 architecture (inference cost only; its regions are meaningless).
 """
 
@@ -58,15 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     segmenters = {"classical": ClassicalSegmenter()}
     from importlib.util import find_spec
 
-    from flowpath.segment.mask2former import SHIPPED_DIR
+    from flowpath.segment.mask2former import SHIPPED_DIR, Mask2FormerSegmenter
 
     shipped = (SHIPPED_DIR / "config.json").is_file() and find_spec("torch") is not None
     if not args.classical_only and (args.mask2former or args.mask2former_arch or shipped):
         import torch
 
         torch.set_num_threads(args.threads)
-        from flowpath.segment.mask2former import Mask2FormerSegmenter
-
         segmenters["mask2former"] = (_untrained_mask2former(args.mask2former_arch) if args.mask2former_arch
                                      else Mask2FormerSegmenter(args.mask2former, device="cpu"))
     charts = []

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flowpath.evaluation.segmentation import SegmentationMetric, load_gold  # noqa: E402
-from flowpath.io import load_image  # noqa: E402
+from flowpath.io import atomic_write_text, load_image  # noqa: E402
 
 DEFAULT_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         settings["score_threshold"] = best["threshold"]
         settings["score_threshold_chosen_on"] = {"data": str(args.data), "images": len(gold_images),
                                                  "by": f"F1@{args.iou}"}
-        path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        atomic_write_text(path, json.dumps(settings, indent=2))
         print(f"wrote score_threshold={best['threshold']} to {path}")
     return 0
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from flowpath.config import load_flat_config, parse_overrides
+from flowpath.segment.mask2former import INFERENCE_FILE
 
 logger = logging.getLogger("train_segmenter")
 
@@ -282,7 +283,7 @@ def _checkpoint_callback(processor: Any, settings: dict[str, Any]) -> Any:
                         f.unlink()
                 if not (ck / "preprocessor_config.json").exists():
                     processor.save_pretrained(str(ck))
-                    (ck / "flowpath_segmenter.json").write_text(json.dumps(settings, indent=2))
+                    (ck / INFERENCE_FILE).write_text(json.dumps(settings, indent=2))
 
     return SegmenterCheckpoints()
 
@@ -331,7 +332,7 @@ def train(cfg: SegTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
     if trainer.is_world_process_zero():
         trainer.accelerator.unwrap_model(trainer.model).save_pretrained(str(final))  # safetensors
         processor.save_pretrained(str(final))
-        atomic_write_text(final / "flowpath_segmenter.json", json.dumps(settings, indent=2))
+        atomic_write_text(final / INFERENCE_FILE, json.dumps(settings, indent=2))
         import yaml
 
         atomic_write_text(final / "train_config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
@@ -447,7 +448,7 @@ def write_model_card(model_dir: Path) -> Path:
     for stage, run in enumerate(runs):
         title = "## Training" if stage == 0 else f"### Initialised from an earlier run ({stage} back)"
         lines += [title, ""] + _run_lines(run) + [""]
-    settings_file = model_dir / "flowpath_segmenter.json"
+    settings_file = model_dir / INFERENCE_FILE
     if settings_file.is_file():
         settings = json.loads(settings_file.read_text(encoding="utf-8"))
         chosen = settings.get("score_threshold_chosen_on")
