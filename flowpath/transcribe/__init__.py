@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowpath.models.base import Transcriber
-    from flowpath.transcribe.offline import OCRTranscriber
+    from flowpath.transcribe.ocr import OCRTranscriber
     from flowpath.transcribe.qwen2vl import Qwen2VLTranscriber
     from flowpath.transcribe.source import SourceTranscriber
 
@@ -28,7 +28,7 @@ __all__ = ["OCRTranscriber", "Qwen2VLTranscriber", "SourceTranscriber", "TRANSCR
 
 #: name -> "module:Class"
 TRANSCRIBERS = {
-    "ocr": "flowpath.transcribe.offline:OCRTranscriber",
+    "ocr": "flowpath.transcribe.ocr:OCRTranscriber",
     "source": "flowpath.transcribe.source:SourceTranscriber",
     "qwen2vl": "flowpath.transcribe.qwen2vl:Qwen2VLTranscriber",
 }

@@ -151,7 +151,7 @@ class SourceTranscriber(Transcriber):
         from rapidfuzz import fuzz
 
         if self._ocr is None:
-            from flowpath.transcribe.offline import OCRTranscriber
+            from flowpath.transcribe.ocr import OCRTranscriber
 
             self._ocr = OCRTranscriber()
         read = self._ocr([chart])[0].chart
