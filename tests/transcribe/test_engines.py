@@ -88,3 +88,58 @@ def test_label_boxes_of_one_connector_make_one_edge_per_branch_word(texts, want)
     from flowpath.transcribe.ocr.transcriber import _edge_labels
 
     assert _edge_labels(texts) == want
+
+
+def _word_f1(out, gold) -> float:  # type: ignore[no-untyped-def]
+    from flowpath.evaluation.transcription import TranscriptionMetric
+
+    metric = TranscriptionMetric()
+    regions = {k: out.meta["regions"][k] for k in gold.nodes}
+    metric.update(out.chart, regions, gold, regions)
+    return float(metric.summary()["overall"]["word_f1"])
+
+
+@require_tesserocr
+@require_rapidocr
+def test_auto_engine_reads_rendered_handwriting_with_rapidocr_and_print_with_tesseract():
+    from flowpath.transcribe.ocr import OCRTranscriber
+    from tests.transcribe.handwriting import available_fonts, render_chart
+
+    fonts = available_fonts()
+    if "fonts-dkg-handwriting" not in fonts:
+        pytest.skip("needs the Debian handwriting font fonts-dkg-handwriting")
+    img, regions, gold = render_chart(fonts["fonts-dkg-handwriting"], seed=5, nodes=4)
+    chart = LabelledChart(img, img, regions)
+    tess = OCRTranscriber(engine="tesseract")([chart])[0]
+    auto = OCRTranscriber(engine="auto")([chart])[0]
+    for out in (tess, auto):
+        out.meta["regions"] = regions
+    # handwriting: tesseract is unsure of it, the auto rule hands those nodes to rapidocr
+    assert "rapidocr" in auto.meta["node_engines"].values()
+    assert _word_f1(auto, gold) > _word_f1(tess, gold)
+    # print: tesseract is sure of it and keeps every node
+    printed = _yes_no_chart()
+    out = OCRTranscriber(engine="auto")([printed])[0]
+    assert set(out.meta["node_engines"].values()) == {"tesseract"}
+    assert "late" in out.chart.nodes["A"].text.lower()
+
+
+@require_rapidocr
+def test_rapidocr_reads_a_two_line_handwritten_node_line_by_line():
+    from flowpath.transcribe.ocr.crops import to_text_crop
+    from flowpath.transcribe.ocr.engines import RapidOCREngine, split_lines
+    from tests.transcribe.handwriting import available_fonts
+
+    fonts = available_fonts()
+    if not fonts:
+        pytest.skip("needs a Debian handwriting font (fonts-dkg-handwriting, fonts-humor-sans)")
+    img = Image.new("RGB", (300, 120), "white")
+    ImageDraw.Draw(img).multiline_text((20, 15), "send email\nto customer", fill="black",
+                                       font=ImageFont.truetype(next(iter(fonts.values())), 32), spacing=10)
+    crop = to_text_crop(np.asarray(img), None, line_height=40)
+    assert crop is not None and len(split_lines(crop.image)) == 2
+    reading = RapidOCREngine().read([crop])[0]
+    # one reading per line, top line first; a slip inside a word may happen (handwriting)
+    assert len(reading.words) == 2 and reading.words[0][0] < reading.words[1][0]
+    read = [set(w[3].lower().split()) for w in reading.words]
+    assert len(read[0] & {"send", "email"}) + len(read[1] & {"to", "customer"}) >= 3, reading.words

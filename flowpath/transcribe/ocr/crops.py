@@ -15,6 +15,8 @@ import numpy as np
 
 #: target height of a text line (px) when crops are rescaled for tesseract
 _TARGET_LINE = 30.0
+#: node text lines shorter than this (px) are scaled up in colour before cleaning
+_SMALL_LINE = 14.0
 #: edge labels: ink is at least this far from the box colour towards the text colour (the
 #: connector seen through a translucent label box measured ~0.6)
 _LABEL_STRONG = 0.72
@@ -57,6 +59,15 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     """
     if rgb.size == 0 or rgb.shape[0] < 4 or rgb.shape[1] < 4:
         return None
+    if line_height and line_height < _SMALL_LINE:
+        # small images: scale the colour crop up *before* separating ink from fill, so 1-2 px
+        # strokes are not lost to the ink threshold and JPEG blocks are smoothed (issue 14)
+        up = _TARGET_LINE / line_height
+        rgb = cv2.resize(rgb, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC)
+        if mask is not None:
+            mask = cv2.resize(mask.astype(np.uint8), (rgb.shape[1], rgb.shape[0]),
+                              interpolation=cv2.INTER_NEAREST).astype(bool)
+        line_height = _TARGET_LINE
     px = rgb.astype(np.float32)
     inside = np.ones(rgb.shape[:2], bool) if mask is None else mask
     if inside.sum() < 16:

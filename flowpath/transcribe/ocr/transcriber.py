@@ -72,7 +72,7 @@ class _Nodes:
 
     shapes: dict[int, str]
     line_h: float
-    reading: Future[list[str]]
+    reading: Future[list[Reading]]
 
 
 class OCRTranscriber(Transcriber):
@@ -153,15 +153,15 @@ class OCRTranscriber(Transcriber):
         return self._graph(page, nodes, boxes, components)
 
     # -- engines -------------------------------------------------------------------------------
-    def read(self, crops: list[TextCrop | None]) -> list[str]:
-        """Text of each crop by the configured engine(s) (see ``engine``); "" when unread."""
+    def read(self, crops: list[TextCrop | None]) -> list[Reading]:
+        """Read node crops with the configured engine(s) (see ``engine``)."""
         if self.engine == "rapidocr":
             assert self._handwriting is not None
-            return self._texts(self._handwriting.read(crops))
+            return self._handwriting.read(crops)
         readings = self.tesseract.read(crops)
         if self.engine == "auto":
             readings = self._second_opinion(crops, readings)
-        return self._texts(readings)
+        return readings
 
     def _second_opinion(self, crops: list[TextCrop | None], readings: list[Reading]) -> list[Reading]:
         """Crops tesseract read with little confidence, read again by the handwriting engine;
@@ -322,7 +322,8 @@ class OCRTranscriber(Transcriber):
                components: dict[int, cx.Component]) -> Transcription:
         """Read the edge labels, collect the node text and build the graph."""
         labels = self._read_labels(page, boxes, components, nodes.line_h)
-        node_texts = nodes.reading.result()
+        node_readings = nodes.reading.result()
+        node_texts = self._texts(node_readings)
         problems: list[str] = []
         fc = FlowChart("TD")
         for i, letter in enumerate(page.letters):
@@ -349,7 +350,8 @@ class OCRTranscriber(Transcriber):
                 problems.append(f"node {letter}: no connector found")
         fc.warnings = list(problems)
         meta: dict[str, Any] = {"line_height": round(nodes.line_h, 1), "label_boxes": len(boxes),
-                                "connectors": len(components), "engine": self.engine,
+                                "connectors": len(components),
+                                "node_engines": {k: r.engine for k, r in zip(page.letters, node_readings, strict=True)},
                                 "labels": [{"box": list(b), "text": t} for b, t in zip(boxes, labels, strict=True)]}
         return Transcription(mermaid=_mermaid(fc), chart=fc, problems=problems, meta=meta)
 
