@@ -252,7 +252,8 @@ class RapidOCREngine(OCREngine):
         scores: list[float] = []
         for y0, y1 in split_lines(crop.image):
             line = np.pad(crop.image[y0:y1], ((6, 6), (0, 0)), constant_values=255)
-            out = self._ocr(cv2.cvtColor(line, cv2.COLOR_GRAY2BGR), use_det=False, use_cls=False, use_rec=True)
+            out: Any = self._ocr(cv2.cvtColor(line, cv2.COLOR_GRAY2BGR), use_det=False, use_cls=False,
+                                 use_rec=True)  # a TextRecOutput
             for txt, score in zip(out.txts or (), out.scores or (), strict=False):
                 txt = str(txt).strip()
                 if txt and txt.isascii():
@@ -265,7 +266,7 @@ def split_lines(image: np.ndarray, min_gap: int = 2) -> list[tuple[int, int]]:
     """Row spans ``[y0, y1)`` of the text lines of a crop (``0`` ink, ``255`` paper): runs of
     rows holding ink, split at blank runs of at least ``min_gap`` rows; runs much shorter than
     the tallest (an i-dot, a speck) join the nearest line."""
-    rows = (image < 128).any(axis=1)
+    rows: np.ndarray = np.asarray((image < 128).any(axis=1))
     spans: list[list[int]] = []
     y = 0
     while y < len(rows):
