@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from flowpath.errors import ImageLoadError
+from flowpath.errors import ImageLoadError, ModelError
 from flowpath.geometry import Region
 from flowpath.io import load_image, save_image
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
@@ -64,7 +64,14 @@ class _Failing(Reasoner):
     name = "failing"
 
     def __call__(self, request: ReasoningRequest) -> Reasoning:
-        raise TimeoutError("server did not answer in 30 s")
+        raise ModelError("reasoner 'failing': server did not answer in 30 s")
+
+
+class _Buggy(Reasoner):
+    name = "buggy"
+
+    def __call__(self, request: ReasoningRequest) -> Reasoning:
+        return {}["no such key"]  # a bug, not a model failure
 
 
 class _Unknown(Reasoner):
@@ -77,7 +84,14 @@ class _Unknown(Reasoner):
 def test_reasoner_failure_is_recorded_not_raised():
     fp = FlowPath(segmenter=BoxSegmenter(), transcriber=ChainTranscriber(), reasoner=_Failing())
     att = fp.attribute(draw_chart(), "q?", "a")
-    assert not att.ok and "TimeoutError" in att.error and att.node_ids == []
+    assert not att.ok and "did not answer" in att.error and att.node_ids == []
+
+
+def test_reasoner_bug_is_not_disguised_as_a_model_failure():
+    # only typed failures become an Attribution error; a bug propagates (the batch records it)
+    fp = FlowPath(segmenter=BoxSegmenter(), transcriber=ChainTranscriber(), reasoner=_Buggy())
+    with pytest.raises(KeyError):
+        fp.attribute(draw_chart(), "q?", "a")
 
 
 def test_unknown_node_ids_are_reported_and_dropped_from_regions():
