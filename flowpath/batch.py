@@ -35,6 +35,7 @@ import codecs
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 import urllib.parse
@@ -322,18 +323,21 @@ class AttributeJob:
             return self.images
         roots = [self.images] + ([self.questions_dir] if self.questions_dir else [])
         cands = [(root / rel, root) for root in roots] + [(self.images / Path(rel).name, self.images)]
-        if not self.allow_outside_images:
-            # checked before existence: the error must not reveal whether an outside file exists
-            cands = [(c, root) for c, root in cands if _inside(c, root)]
-            if not cands or Path(rel).is_absolute():
-                raise InputError(f"{rel}: image path leaves the images folder {self.images}; "
-                                 "pass --allow-outside-images (allow_outside_images=True) to read it")
-        for c, _ in cands:
+        leaves = InputError(f"{rel}: image path leaves the images folder {self.images}; pass "
+                            "--allow-outside-images (allow_outside_images=True) to read it")
+        normal = os.path.normpath(rel)
+        if not self.allow_outside_images and (
+                os.path.isabs(rel) or normal == os.pardir or normal.startswith(os.pardir + os.sep)):
+            raise leaves  # decided on the text alone: says nothing about what exists outside
+        for c, root in cands:
             try:
-                if c.is_file():
-                    return c
+                found = c.is_file()
             except OSError as exc:
                 raise InputError(f"{rel}: cannot look up the image ({exc.strerror})") from None
+            if found:
+                if not self.allow_outside_images and not _inside(c, root):
+                    raise leaves  # a symlink (or symlinked folder) that leads out
+                return c
         where = " or ".join(str(r) for r in roots)
         raise InputError(f"{rel}: image not found under {where}")
 
