@@ -296,3 +296,20 @@ def test_output_files_get_the_umask_mode(tmp_path):
         importlib.reload(batch)
     for name in ("results.jsonl", "summary.json", "report.html", "overlays/q.png"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o640, name
+
+
+def test_cli_flags_reach_the_batch(outside, tmp_path):
+    from flowpath.cli import main
+
+    images, qpath = outside
+    base = ["-q", "attribute", str(images), "--questions", str(qpath), "--segmenter", "classical",
+            "--transcriber", "source", "--no-report", "--no-overlays"]
+    assert main([*base, "--out", str(tmp_path / "o1")]) == 1
+    recs = {r["id"]: r for r in results(tmp_path / "o1")}
+    assert recs["in"]["error"] is None and "leaves" in recs["dotdot"]["error"]
+    assert main([*base, "--out", str(tmp_path / "o2"), "--allow-outside-images"]) == 1
+    recs = {r["id"]: r for r in results(tmp_path / "o2")}
+    assert recs["dotdot"]["error"] is None and recs["symlink"]["error"] is None
+    assert main([*base, "--out", str(tmp_path / "o3"), "--max-pixels", "1000"]) == 1
+    recs = {r["id"]: r for r in results(tmp_path / "o3")}
+    assert "--max-pixels" in recs["in"]["error"]
