@@ -241,7 +241,7 @@ class _ParseStore:
             image = load_image(image_path, max_pixels=max_pixels)
             if d.get("image_hash") != image_hash(image):
                 return None
-            labelled = load_image(lpath, max_pixels=None) if lpath.exists() else None
+            labelled = load_image(lpath, max_pixels=max_pixels) if lpath.exists() else None
             return ParsedChart.from_dict(d, image=image, labelled_image=labelled)
         except (ValueError, OSError) as exc:
             logger.warning("ignoring unreadable previous parse %s (%s)", jpath, exc)
