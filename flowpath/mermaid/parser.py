@@ -249,17 +249,15 @@ class _Parser:
     def drop_repeated_edges(self) -> None:
         """Lenient mode: a model stuck in a repetition loop writes the same edge many times."""
         seen: set[tuple] = set()
-        kept, dropped = [], []
+        dropped = []
         for e in self.chart.edges:
             key = (e.source, e.target, e.label, e.stroke, e.head, e.tail)
             if key in seen:
                 dropped.append(f"{e.source}->{e.target}")
+                self.chart.remove_edge(e)  # the latest equal edge: the first stays in place
             else:
                 seen.add(key)
-                kept.append(e)
         if dropped:
-            self.chart.edges = kept
-            self.chart.reindex()
             shown = ", ".join(dict.fromkeys(dropped))
             self.chart.warnings.append(f"dropped {len(dropped)} repeated edge(s): {shown}")
 
