@@ -25,6 +25,7 @@ from flowpath.errors import require
 require("smolagents", "agent", "the smolagents graph tools (flowpath.agent.tools)")
 
 from smolagents import Tool  # noqa: E402  (after the dependency check, on purpose)
+
 # the schema parser behind smolagents' @tool (not re-exported at the top level)
 from smolagents._function_type_hints_utils import get_json_schema  # noqa: E402
 

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import difflib
 import re
+import string
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import networkx as nx
 
@@ -56,6 +57,7 @@ __all__ = [
     "is_terminal",
     "start_nodes",
     "resolve_node_id",
+    "induces_connected_subgraph",
 ]
 
 NodeList = list[str] | dict[str, str]
@@ -80,7 +82,7 @@ def resolve_node_id(chart: FlowChart, node_id: Any, arg: str = "node_id") -> str
     """The chart's id for ``node_id``, forgiving surrounding whitespace/quotes, letter case when
     unambiguous and prose around an exact id (``"Node C"``, ``"C: Is it valid?"``); otherwise
     `ToolInputError` listing close and valid ids."""
-    if isinstance(node_id, str) and node_id in chart.nodes:
+    if isinstance(node_id, str) and node_id in chart.graph:
         return node_id
     if node_id is None or isinstance(node_id, bool) or not isinstance(node_id, (str, int)):
         raise ToolInputError(f"{arg} must be a node id string such as {next(iter(chart.nodes), 'A')!r}, "
@@ -184,9 +186,9 @@ def _branch_filter(chart: FlowChart, conditions: Any) -> Neighbours:
     A neighbour function rather than ``nx.subgraph_view``: on a 44-node chart a filtered view made
     traversals ~15x slower (eval/bench_tools.py), past the 20 us budget of a tool call.
     """
-    succ = chart.graph.succ
+    neighbours = chart.graph.neighbors
     if conditions is None:
-        return chart.graph.neighbors
+        return neighbours
     if not isinstance(conditions, Mapping):
         raise ToolInputError(f"conditions must be an object mapping decision node ids to the branch "
                              f"taken, e.g. {{\"C\": \"yes\"}}, got {conditions!r}.")
@@ -194,7 +196,7 @@ def _branch_filter(chart: FlowChart, conditions: Any) -> Neighbours:
     for key, value in conditions.items():
         nid = resolve_node_id(chart, key, "a conditions key")
         taken[nid] = list(dict.fromkeys(v for _, v, _ in _match_branch(chart, nid, value)))
-    return lambda n: taken[n] if n in taken else succ[n]
+    return lambda n: taken[n] if n in taken else neighbours(n)
 
 
 def _bfs_order(graph: nx.MultiDiGraph, roots: list[str], neighbours: Neighbours) -> list[str]:
@@ -252,24 +254,49 @@ def _reach(chart: FlowChart, start: str, levels: int | None, forward: bool) -> l
     return ids[1:]
 
 
+#: Argument descriptions several tools share, written once; `_prompt` puts them into the
+#: docstrings (``$name``), which smolagents then reads as the tools' prompts.
+_ARG_DOCS = {
+    "node_id": "a node id exactly as in the Mermaid graph, e.g. 'C'.",
+    "include_statements": ("if true, return an ordered {node_id: statement} object instead of a "
+                           "list of ids. Default false."),
+    "conditions": ("branches to take at decision nodes, as {decision_node_id: branch}, e.g. "
+                   "{'C': 'yes', 'F': 'no'}. A branch is 'yes'/'no', the edge label (or a "
+                   "distinctive part of it), or the id of the target node. Decisions not listed "
+                   "are not restricted. Default none."),
+    "start_id": "the node to start from. Omit to start at the flowchart's start node(s).",
+    "path_start": "the first node of the path, e.g. 'A'.",
+    "path_end": "the last node of the path, e.g. 'H'.",
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _prompt(fn: _F) -> _F:
+    """Fill the shared argument descriptions into ``fn``'s docstring."""
+    fn.__doc__ = string.Template(fn.__doc__ or "").substitute(_ARG_DOCS)
+    return fn
+
+
 # -- the paper's tools -------------------------------------------------------------------------------
 # Each docstring is also the prompt the agent reads (`flowpath.agent.tools` builds the smolagents
 # tools from these signatures and docstrings), so it speaks to the caller and gives an example.
+@_prompt
 def get_statement(chart: FlowChart, node_id: str) -> str:
     """Return the text (statement) written inside one node of the flowchart.
     Example: get_statement(node_id='C') -> 'Is the input valid?'.
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
+        node_id: $node_id
 
     Returns:
         The node's statement (newlines where the label had line breaks).
     """
-    nid = node_id if isinstance(node_id, str) and node_id in chart.graph else resolve_node_id(chart, node_id)
-    return str(chart.graph.nodes[nid]["text"])
+    return str(chart.graph.nodes[resolve_node_id(chart, node_id)]["text"])
 
 
+@_prompt
 def get_ancestors(chart: FlowChart, node_id: str, levels: int | None = None,
                   include_statements: bool = False) -> NodeList:
     """Return the nodes from which node_id can be reached (everything upstream of it), nearest
@@ -277,11 +304,10 @@ def get_ancestors(chart: FlowChart, node_id: str, levels: int | None = None,
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
+        node_id: $node_id
         levels: how many edges to follow backwards at most (1 = direct predecessors only). Omit
             or null for no limit.
-        include_statements: if true, return an ordered {node_id: statement} object instead of a
-            list of ids. Default false.
+        include_statements: $include_statements
 
     Returns:
         list | dict: ancestor ids ordered by distance, then edge order.
@@ -290,6 +316,7 @@ def get_ancestors(chart: FlowChart, node_id: str, levels: int | None = None,
     return _statements(chart, _reach(chart, nid, _levels(levels), forward=False), include_statements)
 
 
+@_prompt
 def get_descendants(chart: FlowChart, node_id: str, levels: int | None = None,
                     include_statements: bool = False) -> NodeList:
     """Return the nodes reachable from node_id (everything downstream of it), nearest first.
@@ -297,11 +324,10 @@ def get_descendants(chart: FlowChart, node_id: str, levels: int | None = None,
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
+        node_id: $node_id
         levels: how many edges to follow at most (1 = direct successors only). Omit or null for
             no limit.
-        include_statements: if true, return an ordered {node_id: statement} object instead of a
-            list of ids. Default false.
+        include_statements: $include_statements
 
     Returns:
         list | dict: descendant ids ordered by distance, then edge order.
@@ -310,15 +336,15 @@ def get_descendants(chart: FlowChart, node_id: str, levels: int | None = None,
     return _statements(chart, _reach(chart, nid, _levels(levels), forward=True), include_statements)
 
 
+@_prompt
 def get_neighbours(chart: FlowChart, node_id: str, include_statements: bool = False) -> NodeList:
     """Return the direct successors of a node (the nodes its outgoing arrows point to), in edge
     order, each once. Use get_out_edges to see which branch leads where.
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
-        include_statements: if true, return an ordered {node_id: statement} object instead of a
-            list of ids. Default false.
+        node_id: $node_id
+        include_statements: $include_statements
 
     Returns:
         list | dict: the successor ids.
@@ -327,32 +353,32 @@ def get_neighbours(chart: FlowChart, node_id: str, include_statements: bool = Fa
     return _statements(chart, list(chart.graph.succ[nid]), include_statements)
 
 
+@_prompt
 def in_degree(chart: FlowChart, node_id: str) -> int:
     """Return the number of arrows entering a node (how many steps lead into it).
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
+        node_id: $node_id
 
     Returns:
         The number of incoming edges (two edges between the same nodes count twice).
     """
-    nid = node_id if isinstance(node_id, str) and node_id in chart.graph else resolve_node_id(chart, node_id)
-    return int(chart.graph.in_degree(nid))
+    return int(chart.graph.in_degree(resolve_node_id(chart, node_id)))
 
 
+@_prompt
 def out_degree(chart: FlowChart, node_id: str) -> int:
     """Return the number of arrows leaving a node (2 or more at a decision).
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
+        node_id: $node_id
 
     Returns:
-        The number of outgoing edges (two edges between the same nodes count twice).
+        The number of outgoing edges, parallel ones included.
     """
-    nid = node_id if isinstance(node_id, str) and node_id in chart.graph else resolve_node_id(chart, node_id)
-    return int(chart.graph.out_degree(nid))
+    return int(chart.graph.out_degree(resolve_node_id(chart, node_id)))
 
 
 def _max_degree(degrees: Any) -> dict[str, Any]:
@@ -383,8 +409,7 @@ def max_out_degree(chart: FlowChart) -> dict[str, Any]:
         chart: the flowchart.
 
     Returns:
-        dict: {'degree': 3, 'nodes': ['C']}, the nodes in chart order; {'degree': 0, 'nodes': []}
-        for an empty chart.
+        dict: {'degree': 3, 'nodes': ['C']}, shaped as max_in_degree returns it.
     """
     return _max_degree(chart.graph.out_degree())
 
@@ -395,6 +420,7 @@ def _roots(chart: FlowChart, start_id: Any) -> list[str]:
     return [resolve_node_id(chart, start_id, "start_id")]
 
 
+@_prompt
 def bfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None = None,
         include_statements: bool = False) -> NodeList:
     """Breadth-first traversal of the flowchart from start_id, taking only the chosen branch at
@@ -403,13 +429,9 @@ def bfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None =
 
     Args:
         chart: the flowchart.
-        start_id: the node to start from. Omit to start at the flowchart's start node(s).
-        conditions: branches to take at decision nodes, as {decision_node_id: branch}, e.g.
-            {'C': 'yes', 'F': 'no'}. A branch is 'yes'/'no', the edge label (or a distinctive
-            part of it), or the id of the target node. Decisions not listed follow all their
-            branches. Default none.
-        include_statements: if true, return an ordered {node_id: statement} object instead of a
-            list of ids. Default false.
+        start_id: $start_id
+        conditions: $conditions
+        include_statements: $include_statements
 
     Returns:
         list | dict: every node visited, in visiting order, each once.
@@ -418,6 +440,7 @@ def bfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None =
     return _statements(chart, ids, include_statements)
 
 
+@_prompt
 def dfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None = None,
         include_statements: bool = False) -> NodeList:
     """Depth-first traversal (follows each branch to its end before the next, in edge order) from
@@ -425,13 +448,9 @@ def dfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None =
 
     Args:
         chart: the flowchart.
-        start_id: the node to start from. Omit to start at the flowchart's start node(s).
-        conditions: branches to take at decision nodes, as {decision_node_id: branch}, e.g.
-            {'C': 'yes', 'F': 'no'}. A branch is 'yes'/'no', the edge label (or a distinctive
-            part of it), or the id of the target node. Decisions not listed follow all their
-            branches. Default none.
-        include_statements: if true, return an ordered {node_id: statement} object instead of a
-            list of ids. Default false.
+        start_id: $start_id
+        conditions: $conditions
+        include_statements: $include_statements
 
     Returns:
         list | dict: the visited nodes in pre-order, each once.
@@ -440,6 +459,7 @@ def dfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None =
     return _statements(chart, ids, include_statements)
 
 
+@_prompt
 def path_between(chart: FlowChart, start_id: str, end_id: str, conditions: dict | None = None,
                  include_statements: bool = False) -> NodeList:
     """Return the path from start_id to end_id that takes the given branches at decisions (the
@@ -448,14 +468,10 @@ def path_between(chart: FlowChart, start_id: str, end_id: str, conditions: dict 
 
     Args:
         chart: the flowchart.
-        start_id: the first node of the path, e.g. 'A'.
-        end_id: the last node of the path, e.g. 'H'.
-        conditions: branches to take at decision nodes, as {decision_node_id: branch}, e.g.
-            {'C': 'yes', 'F': 'no'}. A branch is 'yes'/'no', the edge label (or a distinctive
-            part of it), or the id of the target node. Decisions not listed may take any
-            branch. Default none.
-        include_statements: if true, return an ordered {node_id: statement} object instead of a
-            list of ids. Default false.
+        start_id: $path_start
+        end_id: $path_end
+        conditions: $conditions
+        include_statements: $include_statements
 
     Returns:
         list | dict: the path's node ids; empty when end_id cannot be reached that way.
@@ -466,16 +482,16 @@ def path_between(chart: FlowChart, start_id: str, end_id: str, conditions: dict 
     return _statements(chart, ids, include_statements)
 
 
+@_prompt
 def shortest_path(chart: FlowChart, start_id: str, end_id: str, include_statements: bool = False) -> NodeList:
     """Return the shortest directed path (fewest edges) from start_id to end_id, both ends
     included, ignoring branch conditions.
 
     Args:
         chart: the flowchart.
-        start_id: the first node of the path, e.g. 'A'.
-        end_id: the last node of the path, e.g. 'H'.
-        include_statements: if true, return an ordered {node_id: statement} object instead of a
-            list of ids. Default false.
+        start_id: $path_start
+        end_id: $path_end
+        include_statements: $include_statements
 
     Returns:
         list | dict: the path's node ids; empty when there is no path.
@@ -484,6 +500,7 @@ def shortest_path(chart: FlowChart, start_id: str, end_id: str, include_statemen
 
 
 # -- FloCA's graph-execution tools --------------------------------------------------------------------
+@_prompt
 def get_out_edges(chart: FlowChart, node_id: str) -> list[dict[str, str | None]]:
     """Return the outgoing edges of a node with their branch conditions, in edge order, e.g. for
     a decision [{'target': 'D', 'label': 'Yes', 'condition': 'yes'}, {'target': 'E', 'label':
@@ -491,7 +508,7 @@ def get_out_edges(chart: FlowChart, node_id: str) -> list[dict[str, str | None]]
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
+        node_id: $node_id
 
     Returns:
         list: one object per edge; 'condition' is 'yes', 'no', the lower-cased label text, or
@@ -502,13 +519,14 @@ def get_out_edges(chart: FlowChart, node_id: str) -> list[dict[str, str | None]]
             for _, v, label in _out_branches(chart, nid)]
 
 
+@_prompt
 def next_hop(chart: FlowChart, node_id: str, condition: str | None = None) -> str | None:
     """Execute one step of the flowchart: return the id of the node reached from node_id, taking
     the given branch at a decision. Example: next_hop(node_id='C', condition='no') -> 'E'.
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
+        node_id: $node_id
         condition: the branch taken, 'yes', 'no', the edge label or the target id. May be
             omitted when the node has a single successor.
 
@@ -533,18 +551,18 @@ def next_hop(chart: FlowChart, node_id: str, condition: str | None = None) -> st
     return _match_branch(chart, nid, condition)[0][1]
 
 
+@_prompt
 def is_terminal(chart: FlowChart, node_id: str) -> bool:
     """Return true if the node has no outgoing arrows (the flow ends there), else false.
 
     Args:
         chart: the flowchart.
-        node_id: a node id exactly as in the Mermaid graph, e.g. 'C'.
+        node_id: $node_id
 
     Returns:
         Whether execution ends at this node.
     """
-    nid = node_id if isinstance(node_id, str) and node_id in chart.graph else resolve_node_id(chart, node_id)
-    return not chart.graph.succ[nid]
+    return next(chart.graph.successors(resolve_node_id(chart, node_id)), None) is None
 
 
 def start_nodes(chart: FlowChart) -> list[str]:
@@ -560,6 +578,24 @@ def start_nodes(chart: FlowChart) -> list[str]:
     """
     ids = chart.sources() or [n for n, kind in chart.graph.nodes(data="kind") if kind == "start"]
     return ids or list(chart.graph)[:1]
+
+
+# -- not an agent tool ----------------------------------------------------------------------------------
+def induces_connected_subgraph(node_ids: Iterable[str], edges: Iterable[tuple[str, str]]) -> bool:
+    """True when ``node_ids`` induce a weakly connected subgraph of the directed ``edges``: one
+    node is connected, an empty selection is not. (A grounding path that falls apart into pieces
+    usually means a missed intermediate node.)
+
+    >>> induces_connected_subgraph(["A", "C"], [("A", "B"), ("B", "C")])
+    False
+    """
+    chosen = set(node_ids)
+    if not chosen:
+        return False
+    graph = nx.Graph()
+    graph.add_nodes_from(chosen)
+    graph.add_edges_from((s, t) for s, t in edges if s in chosen and t in chosen)
+    return nx.is_connected(graph)
 
 
 #: name -> function, in the order tools are presented to an agent.
