@@ -389,16 +389,24 @@ class FlowChart:
         except KeyError:
             raise KeyError(f"no node {node_id!r} in the flowchart") from None
 
+    def _known(self, node_id: str) -> str:
+        # networkx reads an unknown id as a bunch of nodes (a string as its characters): refuse it
+        if node_id not in self.graph:
+            raise KeyError(f"no node {node_id!r} in the flowchart")
+        return node_id
+
     def out_edges(self, node_id: str) -> list[Edge]:
         """The edges leaving ``node_id``, in the order added (`KeyError` for an unknown id)."""
-        rows = sorted(((k, v, attrs) for v, keyed in self.graph.succ[node_id].items()
-                       for k, attrs in keyed.items()), key=itemgetter(0))
+        graph = self.graph  # neighbors() + get_edge_data() read networkx's dicts without views
+        rows = sorted(((k, v, attrs) for v in graph.successors(self._known(node_id))
+                       for k, attrs in graph.get_edge_data(node_id, v).items()), key=itemgetter(0))
         return [Edge(node_id, v, **attrs) for _, v, attrs in rows]
 
     def in_edges(self, node_id: str) -> list[Edge]:
         """The edges entering ``node_id``, in the order added."""
-        rows = sorted(((k, u, attrs) for u, keyed in self.graph.pred[node_id].items()
-                       for k, attrs in keyed.items()), key=itemgetter(0))
+        graph = self.graph
+        rows = sorted(((k, u, attrs) for u in graph.predecessors(self._known(node_id))
+                       for k, attrs in graph.get_edge_data(u, node_id).items()), key=itemgetter(0))
         return [Edge(u, node_id, **attrs) for _, u, attrs in rows]
 
     def successors(self, node_id: str) -> list[str]:
