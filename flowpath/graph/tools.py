@@ -182,7 +182,7 @@ Neighbours = Callable[[str], Iterable[str]]
 def _branch_filter(chart: FlowChart, conditions: Any) -> Neighbours | None:
     """The edge filter that ``conditions`` (``{decision id: branch}``) stand for, as a
     neighbour function for networkx traversals: at each listed decision only the targets of the
-    branch taken, elsewhere every successor (in edge order).
+    branch taken, elsewhere every successor (in edge order); ``None`` without conditions.
 
     A neighbour function rather than ``nx.subgraph_view``: on a 44-node chart a filtered view made
     traversals ~15x slower (eval/bench_tools.py), past the 20 us budget of a tool call.
