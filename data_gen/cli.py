@@ -22,7 +22,7 @@ from data_gen.pipeline import (
     procedural_jobs,
     run,
 )
-from data_gen.styles import FAMILIES
+from data_gen.styles import FAMILIES, PAPER_FAMILIES
 
 
 def _csv(kind: tuple[str, ...]):
@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=default_workers(),
                    help="rasterise/write processes running alongside the browser (0: inline)")
-    p.add_argument("--styles", type=_csv(FAMILIES), default=FAMILIES, help="style families, round-robin")
+    p.add_argument("--styles", type=_csv(FAMILIES), default=PAPER_FAMILIES,
+                   help="style families, round-robin (also: wild, handdrawn)")
     p.add_argument("--split", choices=("train", "eval"), default="train",
                    help="palette pool: train and eval palettes are disjoint")
     p.add_argument("--min-nodes", type=int, default=3)

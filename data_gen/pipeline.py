@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from data_gen.styles import FAMILIES, StyleSpec, sample_style
+from data_gen.styles import FAMILIES, PAPER_FAMILIES, StyleSpec, sample_style
 from flowpath.graph.core import FlowChart
 from flowpath.transcribe.qwen2vl import FLOW2MERMAID_PROMPT
 
@@ -70,7 +70,7 @@ class GenConfig:
     count: int = 100
     seed: int = 0
     workers: int = 2
-    styles: tuple[str, ...] = FAMILIES
+    styles: tuple[str, ...] = PAPER_FAMILIES
     split: str = "train"
     min_nodes: int = 3
     max_nodes: int = 45

@@ -19,7 +19,9 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-FAMILIES = ("single_color", "multi_color", "default", "black_white", "wild", "handdrawn")
+#: The paper's four families: the default of every run.
+PAPER_FAMILIES = ("single_color", "multi_color", "default", "black_white")
+FAMILIES = (*PAPER_FAMILIES, "wild", "handdrawn")
 SPLITS = ("train", "eval")
 
 #: Installed on Debian with fonts-dejavu-core + fonts-liberation (scripts/setup.sh). A font the
