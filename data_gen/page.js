@@ -346,27 +346,51 @@
             timing: {mermaid: t1 - t0, measure: t2 - t1, bake: t3 - t2, serialize: t4 - t3}};
   };
 
-  // Graphviz (dot -Tsvg) output: <g class="node"><title>id</title><polygon|ellipse|path>
-  // <text>...</g>, <g class="edge"><title>a&#45;&gt;b</title><path/><polygon/><text/></g>.
-  window.fpMeasureGraphviz = function (req) {
+  function showSvg(text) {
+    // Put an engine's SVG into the page at 1 CSS px per viewBox unit (as fpRender does).
     const host = document.getElementById("host");
-    host.innerHTML = req.svg;
+    host.innerHTML = text;
     const root = host.querySelector("svg");
     const vb = root.viewBox.baseVal;
     root.setAttribute("width", String(vb.width));
     root.setAttribute("height", String(vb.height));
+    return [root, vb];
+  }
+
+  function unionBox(els, root) {
+    let lb = null;
+    for (const t of els) {
+      const b = boxOf(t, root);
+      if (!b) continue;
+      lb = lb ? [Math.min(lb[0], b[0]), Math.min(lb[1], b[1]), Math.max(lb[2], b[2]), Math.max(lb[3], b[3])] : b;
+    }
+    return lb;
+  }
+
+  function edgePoints(p, root) {
+    // up to 41 points along an engine's edge path, in root units
+    const map = toRoot(p, root);
+    const total = p.getTotalLength();
+    const n = Math.max(2, Math.min(40, Math.ceil(total / 10)));
+    const pts = [];
+    for (let i = 0; i <= n; i++) {
+      const q = p.getPointAtLength((total * i) / n);
+      pts.push(map(q.x, q.y));
+    }
+    return pts;
+  }
+
+  // Graphviz (dot -Tsvg) output: <g class="node"><title>id</title><polygon|ellipse|path>
+  // <text>...</g>, <g class="edge"><title>a&#45;&gt;b</title><path/><polygon/><text/></g>.
+  window.fpMeasureGraphviz = function (req) {
+    const [root, vb] = showSvg(req.svg);
     const nodes = [];
     for (const g of root.querySelectorAll("g.node")) {
       const title = g.querySelector("title");
       const els = Array.from(g.children).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
       const shapes = els.map((e) => shapePoints(e, root)).filter((s) => s && (s.pts.length || s.d));
       const texts = Array.from(g.querySelectorAll("text"));
-      let lb = null;
-      for (const t of texts) {
-        const b = boxOf(t, root);
-        if (!b) continue;
-        lb = lb ? [Math.min(lb[0], b[0]), Math.min(lb[1], b[1]), Math.max(lb[2], b[2]), Math.max(lb[3], b[3])] : b;
-      }
+      const lb = unionBox(texts, root);
       nodes.push({id: title ? title.textContent.trim() : g.id, dom_id: g.id, shapes,
                   text: texts.map((t) => t.textContent.trim()).join("\n"), label_box: lb});
     }
@@ -376,14 +400,7 @@
       const [s, t] = title.split("->");
       const p = g.querySelector("path");
       if (!p) continue;
-      const map = toRoot(p, root);
-      const total = p.getTotalLength();
-      const n = Math.max(2, Math.min(40, Math.ceil(total / 10)));
-      const pts = [];
-      for (let i = 0; i <= n; i++) {
-        const q = p.getPointAtLength((total * i) / n);
-        pts.push(map(q.x, q.y));
-      }
+      const pts = edgePoints(p, root);
       const head = g.querySelector("polygon");
       if (head) {
         // the arrowhead tip is where the edge really ends
@@ -417,12 +434,7 @@
   // its arrowhead <polygon> and its label <text>s. The SVG is kept live (not baked): PlantUML's
   // own shadow filters and gradients then reach the browser's screenshot.
   window.fpMeasurePlantuml = function (req) {
-    const host = document.getElementById("host");
-    host.innerHTML = req.svg;
-    const root = host.querySelector("svg");
-    const vb = root.viewBox.baseVal;
-    root.setAttribute("width", String(vb.width));
-    root.setAttribute("height", String(vb.height));
+    const [root, vb] = showSvg(req.svg);
     const g = root.querySelector(":scope > g") || root;
     const items = Array.from(g.children);
     const ents = [], links = [];
@@ -442,28 +454,12 @@
         cur.texts.push(el);
       }
     }
-    const unionBox = (els) => {
-      let lb = null;
-      for (const t of els) {
-        const b = boxOf(t, root);
-        if (!b) continue;
-        lb = lb ? [Math.min(lb[0], b[0]), Math.min(lb[1], b[1]), Math.max(lb[2], b[2]), Math.max(lb[3], b[3])] : b;
-      }
-      return lb;
-    };
     const nodes = ents.map((e, i) => ({
       id: req.order[i] !== undefined ? req.order[i] : "?" + i, dom_id: "", shapes: [shapePoints(e.shape, root)],
-      text: e.texts.map((t) => t.textContent.trim()).join("\n"), label_box: unionBox(e.texts)}));
+      text: e.texts.map((t) => t.textContent.trim()).join("\n"), label_box: unionBox(e.texts, root)}));
     const edges = links.map((l, k) => {
       const [s, t] = l.path.getAttribute("id").split("->");
-      const map = toRoot(l.path, root);
-      const total = l.path.getTotalLength();
-      const n = Math.max(2, Math.min(40, Math.ceil(total / 10)));
-      const pts = [];
-      for (let i = 0; i <= n; i++) {
-        const q = l.path.getPointAtLength((total * i) / n);
-        pts.push(map(q.x, q.y));
-      }
+      const pts = edgePoints(l.path, root);
       if (l.head) {
         // the arrowhead's first point is its tip: where the link really ends
         const hp = shapePoints(l.head, root).pts;
@@ -471,7 +467,7 @@
       }
       return {id: l.path.getAttribute("id"), alias: [s, t], index: k, points: pts, thickness: "normal",
               pattern: "solid", label: l.texts.map((x) => x.textContent.trim()).join(" ") || null,
-              label_box: unionBox(l.texts), marker_end: l.head ? "point" : null, marker_start: null};
+              label_box: unionBox(l.texts, root), marker_end: l.head ? "point" : null, marker_start: null};
     });
     return {svg: new XMLSerializer().serializeToString(root), viewBox: [vb.x, vb.y, vb.width, vb.height],
             nodes, edges, clusters: []};

@@ -46,7 +46,7 @@ def _cases():
     # the hand-drawn family has its own tests (tests/gen/test_wild.py): rough.js hachure is
     # not a filled silhouette, so this raster check does not apply to it
     for i, fam in enumerate(f for f in FAMILIES if f != "handdrawn"):
-        for split, text, direction in (("eval", ALL_SHAPES, None), ("train", None, ("LR", "BT", "TD", "TD")[i])):
+        for split, text, direction in (("eval", ALL_SHAPES, None), ("train", None, ("LR", "BT", "TD", "TD", "LR")[i])):
             rng = random.Random(100 + i)
             if text is None:
                 chart, _ = random_flowchart(rng, 12, direction=direction)
