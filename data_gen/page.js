@@ -352,6 +352,11 @@
     host.innerHTML = text;
     const root = host.querySelector("svg");
     const vb = root.viewBox.baseVal;
+    // PlantUML sizes its SVG by an inline style ("width:445px;height:...;background:..."),
+    // which would beat the width/height the screenshot sets: keep only the background
+    const bg = root.style.background;
+    root.removeAttribute("style");
+    if (bg) root.style.background = bg;
     root.setAttribute("width", String(vb.width));
     root.setAttribute("height", String(vb.height));
     return [root, vb];

@@ -4,6 +4,7 @@ PlantUML, and the real degradation code; regions are checked against pixels."""
 
 from __future__ import annotations
 
+import io
 import random
 import shutil
 
@@ -105,6 +106,11 @@ def test_plantuml_regions_match_its_nodes(renderer, tmp_path):
     # the gold says what PlantUML drew: activity boxes
     assert {n.shape for n in parse_mermaid(task["mermaid"]).nodes.values()} == {"round"}
 
+    # the screenshot itself has the annotated size (PlantUML's inline CSS size must not win:
+    # the pipeline writes these PNG bytes as they are)
+    from PIL import Image
+
+    assert Image.open(io.BytesIO(task["png"])).size == (W, H)
     img = decode_png(task["png"], W, H).astype(int)
     fill = (np.abs(img - np.array([255, 204, 0])).sum(-1) < 60)
     ious = []
