@@ -6,7 +6,7 @@ them per renderer (Mermaid, Graphviz, PlantUML). This script splits a set by a c
 into sub-folders of links (the benchmark layout, nothing copied) and runs the very library calls
 those commands run, `evaluate_segmenter` and `evaluate_transcription`, on each part.
 
-    python eval/bench_gen_sets.py /work/data/gen_wild_eval --by renderer,family
+    python eval/bench_gen_sets.py /work/data/gen_wild_eval --by renderer,family+renderer
     python eval/bench_gen_sets.py /work/data/gen_handdrawn_eval /work/data/gen_photo_eval --by family
 
 Prints one row per (set, group): charts, node recall/precision at IoU 0.7 and 0.5, node-text
@@ -30,8 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def group_of(record: dict[str, Any], key: str) -> str:
-    """The chart's group under ``key``: ``renderer``, ``family`` (style family) or any top-level
-    or ``style`` key of the chart JSON."""
+    """The chart's group under ``key``: ``renderer``, ``family`` (style family), any top-level
+    or ``style`` key of the chart JSON, or several joined by ``+`` (``family+renderer``)."""
+    if "+" in key:
+        return "+".join(group_of(record, k) for k in key.split("+"))
     if key == "family":
         return str((record.get("style") or {}).get("family", "default"))
     if key in record:
@@ -75,7 +77,7 @@ def measure(bench: Path, transcribe: bool) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("sets", type=Path, nargs="+", help="benchmark-layout folders made by data_gen")
-    p.add_argument("--by", default="family", help="comma list of chart keys to group by (renderer, family)")
+    p.add_argument("--by", default="family", help="comma list of chart keys to group by (renderer, family, family+renderer)")
     p.add_argument("--no-overall", action="store_true", help="skip the whole-set row")
     p.add_argument("--segment-only", action="store_true", help="no transcription (fast)")
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
