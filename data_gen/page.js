@@ -28,9 +28,10 @@
     return [m.a, m.b, m.c, m.d, m.e, m.f];
   }
 
-  function samplePath(el, map) {
+  function samplePath(el, map, lo = 24, hi = 300, step = 2) {
+    // lo..hi points, one per `step` units of length
     const total = el.getTotalLength();
-    const n = Math.max(24, Math.min(300, Math.ceil(total / 2)));
+    const n = Math.max(lo, Math.min(hi, Math.ceil(total / step)));
     const pts = [];
     for (let i = 0; i <= n; i++) {
       const p = el.getPointAtLength((total * i) / n);
@@ -374,15 +375,7 @@
 
   function edgePoints(p, root) {
     // up to 41 points along an engine's edge path, in root units
-    const map = toRoot(p, root);
-    const total = p.getTotalLength();
-    const n = Math.max(2, Math.min(40, Math.ceil(total / 10)));
-    const pts = [];
-    for (let i = 0; i <= n; i++) {
-      const q = p.getPointAtLength((total * i) / n);
-      pts.push(map(q.x, q.y));
-    }
-    return pts;
+    return samplePath(p, toRoot(p, root), 2, 40, 10);
   }
 
   // Graphviz (dot -Tsvg) output: <g class="node"><title>id</title><polygon|ellipse|path>
