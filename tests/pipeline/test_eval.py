@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from flowpath.bench import Benchmark
+from flowpath.datasets.febench import Benchmark
 from flowpath.evaluation.attribution import evaluate_attribution, markdown_report, oracle_parse
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
 from tests.markers import REPO_ROOT

@@ -7,13 +7,10 @@ import json
 import pytest
 
 from flowpath.cli import main
-from flowpath.evaluation import (
-    SegmentationMetric,
-    SegmentationReport,
-    evaluate_segmenter,
-    load_gold,
-)
+from flowpath.datasets import load_gold
+from flowpath.evaluation.segmentation import SegmentationReport, evaluate_segmenter
 from flowpath.geometry import Region
+from flowpath.metrics import SegmentationMetric
 from flowpath.models.base import Segmenter
 from tests.segment.synth import write_bench, write_coco
 
@@ -40,7 +37,7 @@ def test_perfect_predictions_score_one_and_misses_lower_recall():
     m.reset()
     m.update(gold[:1], gold, "black_white", size=(100, 200))
     s = m.summary()
-    assert s["overall"]["recall@0.5"] == 0.5 and s["families"]["black_white"]["precision@0.5"] == 1.0
+    assert s["overall"]["recall@0.5"] == 0.5 and s["by_family"]["black_white"]["precision@0.5"] == 1.0
     assert s["overall"]["AP50"] < 1.0
 
 
