@@ -68,7 +68,7 @@ def test_cli_eval_segment_writes_json_and_prints_a_table(tmp_path, capsys):
     assert "overall" in printed and "black_white" in printed
     data = json.loads((out / "segmentation.json").read_text())
     assert data["summary"]["overall"]["recall@0.7"] >= 0.9
-    assert set(data["summary"]["families"]) == {"default", "black_white", "single_color", "multi_color"}
+    assert set(data["summary"]["by_family"]) == {"default", "black_white", "single_color", "multi_color"}
 
 
 def test_cli_on_a_coco_json_and_a_bad_source(tmp_path, capsys):
