@@ -24,6 +24,16 @@ def newest_checkpoint(output_dir: str | Path) -> Path | None:
     return max(found, key=lambda p: int(p.name.split("-")[-1])) if found else None
 
 
+def distributed_state() -> Any:
+    """This process's ``accelerate.PartialState``. On a machine without CUDA it is created for
+    the CPU, so processes started by ``accelerate launch --multi_gpu --num_processes N`` (torchrun)
+    join one gloo group; the Trainer's ``use_cpu`` then finds it ready."""
+    import torch
+    from accelerate import PartialState
+
+    return PartialState(cpu=not torch.cuda.is_available())
+
+
 def prepare_run(cfg: CommonTrainingArguments) -> Path | None:
     """Apply the output-directory policy on every process; returns the checkpoint to resume from.
 
@@ -36,9 +46,7 @@ def prepare_run(cfg: CommonTrainingArguments) -> Path | None:
         ConfigError: a non-empty ``output_dir`` without ``resume``/``overwrite_output_dir``, or
             ``resume`` with no checkpoint to resume from.
     """
-    from accelerate import PartialState
-
-    state = PartialState()
+    state = distributed_state()
     out = Path(cfg.output_dir)
     resume_from: Path | None = None
     if cfg.resume:

@@ -43,7 +43,7 @@ from training.config import (  # noqa: E402
     ConfigParser,
     save_config,
 )
-from training.run import checkpoint_callback, prepare_run, write_log  # noqa: E402
+from training.run import checkpoint_callback, distributed_state, prepare_run, write_log  # noqa: E402
 
 logger = logging.getLogger("flowpath.train")
 
@@ -212,12 +212,11 @@ def build_model_and_processor(cfg: Flow2MermaidConfig, records: list[dict[str, A
     ``tiny`` builds a random-init model and tokenizer into ``out/base`` once (main process; a
     resumed run reuses it, so the tokenizer cannot change under a checkpoint)."""
     import torch
-    from accelerate import PartialState
     from transformers import Qwen2VLForConditionalGeneration
 
     from flowpath.transcribe.qwen2vl import build_processor
 
-    state = PartialState()
+    state = distributed_state()
     base = cfg.base_model
     if cfg.base_model == "tiny":
         base = str(out / "base")
