@@ -361,7 +361,7 @@ def train(cfg: SegTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
     use_cpu = not torch.cuda.is_available()
     args = cfg.training_arguments(
         fp16=cfg.fp16 and not use_cpu, save_strategy="steps", remove_unused_columns=False, report_to=[],
-        use_cpu=use_cpu, disable_tqdm=True, ddp_find_unused_parameters=False)
+        use_cpu=use_cpu, disable_tqdm=True)  # Mask2Former leaves parameters unused: DDP must look
     settings = {"short_side": cfg.short_side, "score_threshold": cfg.score_threshold, "parameters": n_params}
 
     def complete(ckpt: Path) -> None:  # every checkpoint-N loads as a segmenter
