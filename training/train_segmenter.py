@@ -155,9 +155,9 @@ def chart_scale(height: int, width: int, short_side: int, max_side: int | None) 
 
 @dataclass
 class CachedChart:
-    """One chart at its training scale: the image, its instance map (ids 1..n, `IGNORE`
-    elsewhere; larger nodes drawn first so a small node over a big one keeps its pixels) and
-    each instance's pixel count (index = id)."""
+    """One chart at its training scale: the image, its instance map (ids 1..n without gaps,
+    `IGNORE` elsewhere; larger nodes drawn first so a small node over a big one keeps its
+    pixels) and each instance's pixel count (index = id)."""
 
     image: np.ndarray
     instances: np.ndarray
@@ -180,7 +180,14 @@ def cache_chart(path: Path, polys: list[list[float]], scale_of: Any) -> CachedCh
     for n, k in enumerate(order[:IGNORE - 1], start=1):
         pts = np.round(np.asarray(polys[k], dtype=float).reshape(-1, 2) * scale).astype(np.int32)
         cv2.fillPoly(inst, [pts], n)
-    return CachedChart(np.ascontiguousarray(work), inst, np.bincount(inst.ravel(), minlength=256))
+    areas = np.bincount(inst.ravel(), minlength=256)
+    present = np.flatnonzero(areas[:IGNORE])  # a node drawn over entirely is not a target
+    if len(present) and present[-1] != len(present):
+        remap = np.full(256, IGNORE, np.uint8)
+        remap[present] = np.arange(1, len(present) + 1)
+        inst = remap[inst]
+        areas = np.bincount(inst.ravel(), minlength=256)
+    return CachedChart(np.ascontiguousarray(work), inst, areas)
 
 
 class CocoNodeDataset:
@@ -196,6 +203,7 @@ class CocoNodeDataset:
                  max_side: int | None = None, seed: int = 0, hflip: bool = False) -> None:
         self.items = read_coco_nodes(coco_paths)
         self.short_side, self.sampling, self.seed, self.hflip = short_side, sampling, seed, hflip
+        self.max_side = max_side
         cap = max_side if sampling == "whole" else None
         self.charts = [cache_chart(p, polys, lambda h, w: chart_scale(h, w, short_side, cap))
                        for p, polys in self.items]
@@ -221,17 +229,14 @@ class CocoNodeDataset:
         instance ids 1..n, `IGNORE` = background/padding."""
         rng = rng or self.rng
         chart = self.charts[idx]
-        img, inst = chart.image, chart.instances
         if self.sampling == "crop":
             img, inst = self._window(chart, rng)
+            n = int(np.count_nonzero(np.bincount(inst.ravel(), minlength=256)[:IGNORE]))
         else:
-            ids = np.flatnonzero(chart.areas[:IGNORE])
-            remap = np.full(256, IGNORE, np.uint8)
-            remap[ids] = np.arange(1, len(ids) + 1)
-            inst = remap[inst]
+            img, inst, n = chart.image, chart.instances, int(np.count_nonzero(chart.areas[:IGNORE]))
         if self.hflip and rng.random() < 0.5:
             img, inst = img[:, ::-1], inst[:, ::-1]
-        return np.ascontiguousarray(img), np.ascontiguousarray(inst), int((np.unique(inst) != IGNORE).sum())
+        return img, inst, n
 
     def _window(self, chart: CachedChart, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
         """A random ``short_side`` square of the chart, padded white; instances cut by it dropped."""
@@ -255,20 +260,8 @@ class CocoNodeDataset:
             img, inst, n = self.sample(idx)
             if n:
                 break
-        return encode_sample(img, inst, n)
-
-
-def encode_sample(image: np.ndarray, instances: np.ndarray, n: int) -> dict[str, Any]:
-    """The tensors ``Mask2FormerImageProcessorPil`` would make of one unresized sample (rescale
-    to [0, 1], ImageNet normalisation, one binary mask and class 0 per instance), computed
-    directly from the arrays; padding to a multiple of 32 happens in `collate`."""
-    import torch
-
-    pixels = (image.astype(np.float32) / 255.0 - IMAGE_MEAN) / IMAGE_STD
-    masks = instances[None] == np.arange(1, n + 1, dtype=np.uint8)[:, None, None]
-    return {"pixel_values": torch.from_numpy(pixels.transpose(2, 0, 1).copy()),
-            "mask_labels": torch.from_numpy(masks.astype(np.float32)),
-            "class_labels": torch.zeros((n,), dtype=torch.long)}
+        # uint8 arrays as they are: `collate` normalises and builds the masks once per batch
+        return {"image": np.ascontiguousarray(img), "instances": np.ascontiguousarray(inst), "n": n}
 
 
 def _poly_area(flat: list[float]) -> float:
@@ -278,24 +271,32 @@ def _poly_area(flat: list[float]) -> float:
 
 
 def collate(batch: list[dict[str, Any]], size_divisor: int = 32) -> dict[str, Any]:
-    """Pad every sample to the batch's largest size (a multiple of ``size_divisor``);
-    ``pixel_mask`` is 1 on real pixels; masks/classes stay per-sample lists (counts differ)."""
+    """The model inputs ``Mask2FormerImageProcessorPil`` makes of unresized samples (rescale to
+    [0, 1], ImageNet normalisation, zero padding to the batch's largest size rounded up to
+    ``size_divisor``, ``pixel_mask`` 1 on real pixels, one binary mask and class 0 per
+    instance), computed in one pass over the batch; masks/classes are per-sample lists."""
     import torch
 
-    H = max(b["pixel_values"].shape[1] for b in batch)
-    W = max(b["pixel_values"].shape[2] for b in batch)
+    H = max(b["image"].shape[0] for b in batch)
+    W = max(b["image"].shape[1] for b in batch)
     H, W = -(-H // size_divisor) * size_divisor, -(-W // size_divisor) * size_divisor
-    pixels = torch.zeros((len(batch), 3, H, W))
+    images = torch.zeros((len(batch), H, W, 3), dtype=torch.uint8)
+    instances = torch.full((len(batch), H, W), IGNORE, dtype=torch.uint8)
     pixel_mask = torch.zeros((len(batch), H, W), dtype=torch.long)
-    masks = []
     for i, b in enumerate(batch):
-        _, h, w = b["pixel_values"].shape
-        pixels[i, :, :h, :w] = b["pixel_values"]
+        h, w = b["instances"].shape
+        images[i, :h, :w] = torch.from_numpy(b["image"])
+        instances[i, :h, :w] = torch.from_numpy(b["instances"])
         pixel_mask[i, :h, :w] = 1
-        m = b["mask_labels"]
-        masks.append(torch.nn.functional.pad(m, (0, W - w, 0, H - h)) if m.shape[0] else torch.zeros((0, H, W)))
-    return {"pixel_values": pixels, "pixel_mask": pixel_mask, "mask_labels": masks,
-            "class_labels": [b["class_labels"] for b in batch]}
+    mean, std = torch.from_numpy(IMAGE_MEAN), torch.from_numpy(IMAGE_STD)
+    pixels = ((images.float() / 255.0 - mean) / std).permute(0, 3, 1, 2) * pixel_mask[:, None]
+    masks, classes = [], []
+    for i, b in enumerate(batch):
+        ids = torch.arange(1, b["n"] + 1, dtype=torch.uint8)
+        masks.append((instances[i][None] == ids[:, None, None]).float())
+        classes.append(torch.zeros((b["n"],), dtype=torch.long))
+    return {"pixel_values": pixels.contiguous(), "pixel_mask": pixel_mask, "mask_labels": masks,
+            "class_labels": classes}
 
 
 # --- model --------------------------------------------------------------------------------------
