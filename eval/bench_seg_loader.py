@@ -74,7 +74,8 @@ def synthetic_coco(root: Path, n: int) -> Path:
     from tests.segment.synth import SHAPES, draw_chart
 
     (root / "charts").mkdir(parents=True, exist_ok=True)
-    images, anns = [], []
+    images: list[dict[str, Any]] = []
+    anns: list[dict[str, Any]] = []
     for i in range(n):
         img, boxes = draw_chart(("default", "black_white", "single_color", "multi_color")[i % 4],
                                 shapes=SHAPES, scale=2.0, columns=1 + i % 2)

@@ -93,7 +93,7 @@ class ConfigParser(HfArgumentParser):
     optional field accepts ``none``/``null``.
     """
 
-    def __init__(self, dataclass_type: type, **kwargs: Any) -> None:
+    def __init__(self, dataclass_type: Any, **kwargs: Any) -> None:
         hints = typing.get_type_hints(dataclass_type)  # before HfArgumentParser narrows the fields
         optional = {name for name, hint in hints.items() if type(None) in typing.get_args(hint)}
         super().__init__(dataclass_type, allow_abbrev=False, **kwargs)

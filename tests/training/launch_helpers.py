@@ -65,3 +65,25 @@ def interrupted_copy(run: Path, dest: Path, keep_step: int) -> Path:
     if (run / "base").is_dir():  # the tiny Qwen2-VL the run built before its first step
         shutil.copytree(run / "base", dest / "base")
     return dest
+
+
+def assert_lr_on_schedule(run: Path, steps: int, kind: str, lr: float) -> None:
+    """Every one of the run's ``steps`` optimizer steps ran at its scheduled LR (never zero
+    before the end), and the scheduler saved with the last step ends at 0."""
+    import pytest
+
+    lrs = logged_lrs(run)
+    assert sorted(lrs) == list(range(1, steps + 1))
+    for step, got in lrs.items():
+        assert got == pytest.approx(schedule(kind, lr, step, steps), rel=1e-6, abs=1e-12)
+    assert final_scheduler_lr(run / f"checkpoint-{steps}") == pytest.approx(0.0, abs=1e-12)
+
+
+def assert_own_shards(record_dir: Path, items: int, epochs: int) -> None:
+    """Two processes loaded disjoint halves of the ``items`` indices in every epoch."""
+    per_epoch = items // 2
+    a, b = seen(record_dir, 0), seen(record_dir, 1)
+    assert len(a) == len(b) == epochs * per_epoch
+    for e in range(epochs):
+        sa, sb = set(a[e * per_epoch:(e + 1) * per_epoch]), set(b[e * per_epoch:(e + 1) * per_epoch])
+        assert not sa & sb and sa | sb == set(range(items))

@@ -13,12 +13,12 @@ import pytest
 
 from tests.markers import require_peft, require_transformers
 from tests.training.launch_helpers import (
+    assert_lr_on_schedule,
+    assert_own_shards,
     final_scheduler_lr,
     interrupted_copy,
     launch,
     logged_lrs,
-    schedule,
-    seen,
 )
 
 pytestmark = [require_transformers, require_peft, pytest.mark.slow]
@@ -72,11 +72,7 @@ def _assert_schedule_ends_at_last_step(run, processes):
     steps = _expected_steps(processes)
     summary = json.loads((run / "summary.json").read_text())
     assert summary["steps"] == steps
-    lrs = logged_lrs(run)
-    assert sorted(lrs) == list(range(1, steps + 1))
-    for step, lr in lrs.items():  # every step at its scheduled LR: never zero before the end
-        assert lr == pytest.approx(schedule("linear", LR, step, steps), rel=1e-6, abs=1e-12)
-    assert final_scheduler_lr(run / f"checkpoint-{steps}") == pytest.approx(0.0, abs=1e-12)
+    assert_lr_on_schedule(run, steps, "linear", LR)
 
 
 def test_lr_schedule_ends_exactly_at_the_last_step_on_one_process(config, tmp_path):
@@ -91,12 +87,7 @@ def test_lr_schedule_ends_exactly_at_the_last_step_on_two_processes(two_process_
 
 
 def test_each_process_trains_on_its_own_shard(two_process_run):
-    per_epoch = N_RECORDS // 2
-    a, b = seen(two_process_run / "seen", 0), seen(two_process_run / "seen", 1)
-    assert len(a) == len(b) == 2 * per_epoch
-    for epoch in range(2):
-        sa, sb = set(a[epoch * per_epoch:(epoch + 1) * per_epoch]), set(b[epoch * per_epoch:(epoch + 1) * per_epoch])
-        assert not sa & sb and sa | sb == set(range(N_RECORDS))
+    assert_own_shards(two_process_run / "seen", N_RECORDS, epochs=2)
 
 
 def test_checkpoints_are_written_once_and_load_back(two_process_run):
