@@ -68,7 +68,7 @@ def test_greedy_batched_equals_one_at_a_time(tiny_dir):
     one = make_transcriber("qwen2vl", batch_size=1, **kw)
     many = make_transcriber("qwen2vl", batch_size=4, **kw)
     budgets = [min(24, 32 + 48 * len(c.regions)) for c in batch]
-    alone = [one.generate_batch([c.labelled_image], [b], do_sample=False)[0] for c, b in zip(batch, budgets)]
+    alone = [one.generate_batch([c.labelled_image], [b], do_sample=False)[0] for c, b in zip(batch, budgets, strict=True)]
     together = many.generate_batch([c.labelled_image for c in batch], budgets, do_sample=False)
     assert together == alone
     assert any(t for t in alone)  # the random model does write tokens
