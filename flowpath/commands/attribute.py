@@ -29,6 +29,12 @@ def _add_component_arguments(p: argparse.ArgumentParser) -> None:
                    help="transcriber name (flowpath.transcribe.make_transcriber), e.g. ocr, qwen2vl")
     p.add_argument("--reasoner", default="default",
                    help="reasoner name (flowpath.reason.make_reasoner), e.g. offline, agent, som")
+    p.add_argument("--transcriber-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="a transcriber setting, repeatable: base=DIR adapter=DIR (qwen2vl), url=URL "
+                        "model=NAME (served); values are read as JSON when they parse")
+    p.add_argument("--batch-size", type=int, default=1, metavar="N",
+                   help="charts the transcriber handles together (qwen2vl: one batched generate; "
+                        "served: requests in flight); --workers is raised to N so N charts are ready")
     add_device_argument(p)
     p.add_argument("--workers", type=int, default=1,
                    help="threads; each works through whole images")
@@ -72,8 +78,31 @@ def _pipeline_factory(args: argparse.Namespace) -> Any:
         from flowpath.pipeline import FlowPath
 
         return FlowPath.from_names(args.segmenter, args.transcriber, args.reasoner,
-                                   device=resolve_device(args.device), max_pixels=args.max_pixels)
+                                   device=resolve_device(args.device), max_pixels=args.max_pixels,
+                                   transcriber_options=_transcriber_options(args))
     return make
+
+
+def _transcriber_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--transcriber-arg KEY=VALUE`` and ``--batch-size`` as transcriber keyword arguments."""
+    opts: dict[str, Any] = {}
+    for item in args.transcriber_arg:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--transcriber-arg {item!r}: expected KEY=VALUE")
+        try:
+            opts[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            opts[key.strip()] = value
+    if args.batch_size < 1:
+        raise ValueError(f"--batch-size must be >= 1, got {args.batch_size}")
+    if args.batch_size > 1:
+        opts["batch_size"] = args.batch_size
+    return opts
+
+
+def _workers(args: argparse.Namespace) -> int:
+    return max(args.workers, args.batch_size)
 
 
 def _progress(args: argparse.Namespace) -> bool:
@@ -92,7 +121,7 @@ def run_attribute_command(args: argparse.Namespace) -> int:
         if not args.out:
             raise ValueError("the batch form needs --out OUT_DIR")
         summary = run_attribute(_pipeline_factory(args), src, args.out, questions=args.questions,
-                                workers=args.workers, overlays=not args.no_overlays,
+                                workers=_workers(args), overlays=not args.no_overlays,
                                 report=not args.no_report, progress=_progress(args),
                                 allow_outside_images=args.allow_outside_images)
         logger.info("%d questions: %d ok, %d failed (%d resumed); results in %s",
@@ -126,7 +155,7 @@ def run_attribute_command(args: argparse.Namespace) -> int:
 def run_parse_command(args: argparse.Namespace) -> int:
     from flowpath.batch import run_parse
 
-    summary = run_parse(_pipeline_factory(args), args.input, args.out, workers=args.workers,
+    summary = run_parse(_pipeline_factory(args), args.input, args.out, workers=_workers(args),
                         progress=_progress(args))
     logger.info("%d images: %d ok, %d failed (%d resumed); outputs in %s", summary["images"],
                 summary["ok"], summary["failed"], summary["resumed"], args.out)

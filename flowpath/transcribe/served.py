@@ -4,7 +4,7 @@ How Qwen2-VL is served at scale: ``vllm serve`` (or SGLang, a llama.cpp server, 
 on the merged Flow2Mermaid directory, then this transcriber sends each letter-labelled image (a
 ``data:`` URL ``image_url`` part) with the Flow2Mermaid prompt, and validates, retries and
 repairs the answers exactly as `flowpath.transcribe.qwen2vl.Qwen2VLTranscriber` does (the loop is
-`flowpath.transcribe.qwen2vl.transcribe_with_retries`). Requests run ``concurrency`` at a time,
+`flowpath.transcribe.qwen2vl.transcribe_with_retries`). Requests run ``batch_size`` at a time,
 each with its own timeout, all within a total deadline per call.
 
 Settings not passed are read from the environment: ``FLOWPATH_VLM_URL``, ``FLOWPATH_VLM_MODEL``,
@@ -54,7 +54,8 @@ class ServedVLMTranscriber(Transcriber):
         model: the served model's name; default ``$FLOWPATH_VLM_MODEL``.
         api_key_env: name of the environment variable holding the API key (never the key
             itself); a local server without auth works with it unset.
-        concurrency: requests in flight at once (``flowpath parse --batch-size``).
+        batch_size: requests in flight at once (``flowpath parse --batch-size``); the server
+            batches concurrent requests itself (vLLM, SGLang: continuous batching).
         timeout_s: per-request timeout in seconds.
         deadline_s: total seconds for one call over all its charts and attempts; requests not
             started by then fail with a message saying so.
@@ -71,7 +72,7 @@ class ServedVLMTranscriber(Transcriber):
     name = "served"
 
     def __init__(self, url: str | None = None, model: str | None = None, *, api_key_env: str | None = None,
-                 concurrency: int = 4, timeout_s: float = 120.0, deadline_s: float = 3600.0,
+                 batch_size: int = 4, timeout_s: float = 120.0, deadline_s: float = 3600.0,
                  max_new_tokens: int = 1024, max_retries: int = 1,
                  decodings: list[dict[str, Any]] | tuple[dict[str, Any], ...] = SERVED_DECODINGS,
                  prompt: str = FLOW2MERMAID_PROMPT) -> None:
@@ -84,13 +85,13 @@ class ServedVLMTranscriber(Transcriber):
             raise ValueError("ServedVLMTranscriber needs the endpoint URL and the served model's name: pass "
                              "url=/model= (CLI: --transcriber-arg url=... --transcriber-arg model=...) or set "
                              "FLOWPATH_VLM_URL and FLOWPATH_VLM_MODEL")
-        if int(concurrency) < 1 or timeout_s <= 0 or deadline_s <= 0:
-            raise ValueError(f"ServedVLMTranscriber: concurrency must be >= 1 and timeouts > 0, got "
-                             f"concurrency={concurrency}, timeout_s={timeout_s}, deadline_s={deadline_s}")
+        if int(batch_size) < 1 or timeout_s <= 0 or deadline_s <= 0:
+            raise ValueError(f"ServedVLMTranscriber: batch_size must be >= 1 and timeouts > 0, got "
+                             f"batch_size={batch_size}, timeout_s={timeout_s}, deadline_s={deadline_s}")
         key = os.environ.get(api_key_env or os.environ.get("FLOWPATH_VLM_KEY_ENV", "OPENAI_API_KEY"))
         self.client = OpenAI(base_url=self.url, api_key=key or "not-needed", timeout=float(timeout_s),
                              max_retries=int(max_retries))
-        self.concurrency = int(concurrency)
+        self.batch_size = int(batch_size)
         self.timeout_s = float(timeout_s)
         self.deadline_s = float(deadline_s)
         self.max_new_tokens = int(max_new_tokens)
@@ -106,7 +107,7 @@ class ServedVLMTranscriber(Transcriber):
         answers = 0
 
         def generate(todo: list[LabelledChart], decoding: dict[str, Any]) -> list[str | Exception]:
-            with ThreadPoolExecutor(max_workers=min(self.concurrency, len(todo))) as pool:
+            with ThreadPoolExecutor(max_workers=min(self.batch_size, len(todo))) as pool:
                 out = list(pool.map(lambda c: self._request(c, decoding, deadline), todo))
             nonlocal answers
             failures.extend(str(o) for o in out if isinstance(o, Exception))

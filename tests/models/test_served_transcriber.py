@@ -33,7 +33,7 @@ def test_served_matches_local_greedy_and_validates(local):
     batch = charts(3)
     with VLMServer(local) as url:
         tr = make_transcriber("vllm", url=url, model="flow2mermaid", max_new_tokens=16,
-                              decodings=[{"temperature": 0.0}], concurrency=2)
+                              decodings=[{"temperature": 0.0}], batch_size=2)
         served = tr(batch)
     want = local(batch)
     assert [s.mermaid for s in served] == [w.mermaid for w in want]
@@ -82,3 +82,27 @@ def test_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("FLOWPATH_VLM_MODEL", "m")
     tr = make_transcriber("served")
     assert tr.url == "http://127.0.0.1:9/v1" and tr.model == "m"
+
+
+def test_flowpath_parse_with_the_served_transcriber_and_a_batch_size(local, tmp_path):
+    import json
+    import shutil
+
+    from flowpath.cli import main as flowpath_main
+    from tests.markers import REPO_ROOT
+
+    images = tmp_path / "images"
+    images.mkdir()
+    for name in ("loan.png", "tea.png"):
+        shutil.copy(REPO_ROOT / "examples" / "charts" / name, images / name)
+    server = VLMServer(local)
+    with server as url:
+        rc = flowpath_main(["parse", str(images), "--out", str(tmp_path / "out"), "--segmenter", "classical",
+                            "--transcriber", "served", "--transcriber-arg", f"url={url}",
+                            "--transcriber-arg", "model=flow2mermaid", "--transcriber-arg", "max_new_tokens=8",
+                            "--batch-size", "2", "--no-progress"])
+    assert rc == 0
+    assert len(server.requests) >= 2  # one chat request per chart at least (more when retried)
+    for name in ("loan", "tea"):
+        parsed = json.loads(next((tmp_path / "out").glob(f"{name}*.json")).read_text())
+        assert parsed["meta"]["transcriber"] == "served"
