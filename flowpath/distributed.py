@@ -161,13 +161,20 @@ def _session(address: str | None, progress: bool) -> Iterator[None]:
             ray.shutdown()
 
 
-class _Attributor:
-    """Ray Data actor: one `FlowPath`, `attribute_image` on each image row it is given."""
+class _PipelineActor:
+    """A Ray Data actor holding one `FlowPath`, built once when the actor starts."""
+
+    def __init__(self, pipeline: PipelineSource) -> None:
+        self.fp = pipeline if isinstance(pipeline, FlowPath) else pipeline()
+        self.components = json.dumps(self.fp.describe())
+
+
+class _Attributor(_PipelineActor):
+    """`attribute_image` on each image row it is given."""
 
     def __init__(self, pipeline: PipelineSource, job: AttributeJob) -> None:
-        self.fp = pipeline if isinstance(pipeline, FlowPath) else pipeline()
+        super().__init__(pipeline)
         self.job = job
-        self.components = json.dumps(self.fp.describe())
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[str]]:
         rows: dict[str, list[str]] = {"image": [], "records": [], "stat": [], "components": []}
@@ -181,13 +188,12 @@ class _Attributor:
         return rows
 
 
-class _Parser:
-    """Ray Data actor: one `FlowPath`, `parse_image` on each image row it is given."""
+class _Parser(_PipelineActor):
+    """`parse_image` on each image row it is given."""
 
     def __init__(self, pipeline: PipelineSource, out: Path) -> None:
-        self.fp = pipeline if isinstance(pipeline, FlowPath) else pipeline()
+        super().__init__(pipeline)
         self.out = out
-        self.components = json.dumps(self.fp.describe())
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[str]]:
         rows: dict[str, list[str]] = {"row": [], "components": []}
