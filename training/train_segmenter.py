@@ -467,7 +467,7 @@ def write_model_card(model_dir: Path) -> Path:
                   + f", score threshold {ev.get('score_threshold', '?')}.", "",
                   "| set | images | gold | R@0.5 | P@0.5 | R@0.7 | P@0.7 | mean IoU | AP | AP50 |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
-        rows = [("overall", summ.get("overall", {}))] + sorted(summ.get("families", {}).items())
+        rows = [("overall", summ.get("overall", {}))] + sorted(summ.get("by_family", {}).items())
         for rname, row in rows:
             def fmt(k: str, row: dict[str, Any] = row) -> str:
                 v = row.get(k)
