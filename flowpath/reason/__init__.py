@@ -2,6 +2,7 @@
 
 * `OfflineReasoner` — rules over the graph, no LLM; the default (`default_reasoner`).
 * `AgentReasoner` — a smolagents ``ToolCallingAgent`` over the graph tools (needs ``flowpath[agent]``).
+* `HybridReasoner` — the agent checks the offline answer, which answers whenever the agent fails.
 * `SoMReasoner` — a vision-language model names the letter marks directly (needs ``flowpath[agent]``).
 
 smolagents is imported only when an LLM reasoner is built, so ``import flowpath.reason`` stays light.
@@ -20,9 +21,10 @@ from flowpath.reason.offline import QUESTION_TYPES, OfflineReasoner, classify_qu
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowpath.reason.agent import AgentReasoner
+    from flowpath.reason.hybrid import HybridReasoner
     from flowpath.reason.som import SoMReasoner
 
-REASONERS = ("offline", "agent", "som")
+REASONERS = ("offline", "agent", "hybrid", "som")
 
 
 def default_reasoner() -> Reasoner:
@@ -30,7 +32,7 @@ def default_reasoner() -> Reasoner:
 
     `OfflineReasoner` (no LLM, no network) when no LLM is configured. An LLM is configured by
     the environment: ``FLOWPATH_REASONER`` names a reasoner outright (``offline`` | ``agent`` |
-    ``som``); otherwise ``FLOWPATH_LLM_MODEL`` being set selects ``agent`` with the backend
+    ``hybrid`` | ``som``); otherwise ``FLOWPATH_LLM_MODEL`` being set selects ``agent`` with the backend
     settings of `flowpath.reason.backends.make_model`.
     """
     import os
@@ -45,7 +47,7 @@ def make_reasoner(name: str, **kwargs: Any) -> Reasoner:
     """Build a reasoner by name.
 
     Args:
-        name: ``"offline"``, ``"agent"`` or ``"som"``.
+        name: ``"offline"``, ``"agent"``, ``"hybrid"`` or ``"som"``.
         **kwargs: passed to the class. For ``agent``/``som`` either ``model=`` (a smolagents
             ``Model``) or backend settings: ``backend=`` (``openai`` | ``transformers`` |
             ``litellm``), ``model_id=``, ``api_base=``, ``api_key_env=``, ``timeout=`` ...
@@ -61,7 +63,7 @@ def make_reasoner(name: str, **kwargs: Any) -> Reasoner:
     key = name.strip().lower()
     if key == "offline":
         return OfflineReasoner(**kwargs)
-    if key in ("agent", "som"):
+    if key in ("agent", "hybrid", "som"):
         from flowpath.errors import require
 
         require("smolagents", "agent", f"the {key!r} reasoner")
@@ -69,6 +71,10 @@ def make_reasoner(name: str, **kwargs: Any) -> Reasoner:
             from flowpath.reason.agent import AgentReasoner
 
             return AgentReasoner(**kwargs)
+        if key == "hybrid":
+            from flowpath.reason.hybrid import HybridReasoner
+
+            return HybridReasoner(**kwargs)
         from flowpath.reason.som import SoMReasoner
 
         return SoMReasoner(**kwargs)
@@ -81,6 +87,10 @@ def __getattr__(name: str) -> Any:
         from flowpath.reason.agent import AgentReasoner
 
         return AgentReasoner
+    if name == "HybridReasoner":
+        from flowpath.reason.hybrid import HybridReasoner
+
+        return HybridReasoner
     if name == "SoMReasoner":
         from flowpath.reason.som import SoMReasoner
 
@@ -88,5 +98,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'flowpath.reason' has no attribute {name!r}")
 
 
-__all__ = ["AgentReasoner", "OfflineReasoner", "QUESTION_TYPES", "REASONERS", "Reasoner", "Reasoning",
+__all__ = ["AgentReasoner", "HybridReasoner", "OfflineReasoner", "QUESTION_TYPES", "REASONERS", "Reasoner", "Reasoning",
            "ReasoningRequest", "SoMReasoner", "classify_question", "default_reasoner", "make_reasoner"]
