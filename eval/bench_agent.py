@@ -128,11 +128,14 @@ def summarize(path: str) -> None:
         rs = [r[k] for r in rows if k in r]
         tp, fp, fn = (sum(x[f] for x in rs) for f in ("tp", "fp", "fn"))
         m = prf(tp, fp, fn)
-        mean = (lambda f: f"{statistics.mean(x[f] for x in rs):.1f}" if all(f in x for x in rs) else "-")
         by_agent = f"{100 * sum(x.get('answered_by') == 'agent' for x in rs) / len(rs):.0f} %" if k != "offline" else "-"
         print(f"| {k} | {len(rs)} | {100 * sum(x['valid'] for x in rs) / len(rs):.0f} % | {by_agent} | "
-              f"{mean('wall')} | {mean('cpu')} | {mean('steps')} | {100 * m['precision']:.1f} | "
+              f"{_mean(rs, 'wall')} | {_mean(rs, 'cpu')} | {_mean(rs, 'steps')} | {100 * m['precision']:.1f} | "
               f"{100 * m['recall']:.1f} | {100 * m['f1']:.1f} |")
+
+
+def _mean(rows: list[dict[str, Any]], field: str) -> str:
+    return f"{statistics.mean(x[field] for x in rows):.1f}" if all(field in x for x in rows) else "-"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -253,8 +253,9 @@ def test_litellm_backend_server_error_is_reported(failing_server, monkeypatch):
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from flowpath.reason import make_reasoner
 
+    # the deadline is generous: litellm's first call imports much of litellm (slow on a busy CPU)
     reasoner = make_reasoner("agent", backend="litellm", model_id="openai/test-model", api_base=failing_server(),
-                             api_key_env="FLOWPATH_TEST_NO_SUCH_KEY", timeout=5.0, max_retries=0)
+                             api_key_env="FLOWPATH_TEST_NO_SUCH_KEY", timeout=60.0, max_retries=0)
     r = reasoner(ReasoningRequest(_chart(), "q", "a", None))
     assert r.node_ids == [] and "agent run failed" in r.error
     assert "internal server error" in r.error.lower()  # the server's answer, not a set-up failure
@@ -375,8 +376,9 @@ def test_set_of_marks_refuses_text_only_model(scripted_model_cls):
 
 
 def test_tool_call_schema_enumerates_tools_and_node_ids():
-    from flowpath.reason.base import tool_call_schema
     from smolagents import FinalAnswerTool
+
+    from flowpath.reason.base import tool_call_schema
 
     tools = [*_tools(), FinalAnswerTool()]
     schema = tool_call_schema(tools, list(_chart().nodes))
