@@ -17,8 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from flowpath.commands.common import (add_device_argument, add_llm_arguments, apply_llm_arguments, formatter,
-                                      resolve_device)
+from flowpath.commands.common import (
+    add_device_argument,
+    add_llm_arguments,
+    apply_llm_arguments,
+    formatter,
+    resolve_device,
+)
 
 logger = logging.getLogger("flowpath")
 

@@ -6,8 +6,13 @@ import argparse
 import logging
 import sys
 
-from flowpath.commands.common import (add_device_argument, add_llm_arguments, apply_llm_arguments, formatter,
-                                      resolve_device)
+from flowpath.commands.common import (
+    add_device_argument,
+    add_llm_arguments,
+    apply_llm_arguments,
+    formatter,
+    resolve_device,
+)
 
 logger = logging.getLogger("flowpath")
 

@@ -35,7 +35,14 @@ from flowpath.errors import require
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
 from flowpath.reason.backends import resolve_model, takes_images
-from flowpath.reason.base import NODE_ARG, chart_as_text, load_prompt, node_listing, parse_final_answer, to_pil
+from flowpath.reason.base import (
+    NODE_ARG,
+    chart_as_text,
+    load_prompt,
+    node_listing,
+    parse_final_answer,
+    to_pil,
+)
 
 AGENT_MODES = ("tools", "paper")
 
