@@ -15,6 +15,7 @@ median, p95; chart parsing excluded, as in the pipeline where a chart is parsed 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import statistics
@@ -41,7 +42,7 @@ def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
     transcription?"""
     out = chart.copy()
     confusable = {"l": "1", "1": "l", "o": "0", "0": "o", "e": "c", "c": "e", "m": "rn", "i": "l", "s": "5", "a": "o"}
-    for node in out:
+    for node in chart:
         chars = []
         for ch in node.text:
             r = rng.random()
@@ -53,7 +54,7 @@ def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
                 continue
             else:
                 chars.append(ch)
-        node.text = "".join(chars)
+        out.add_node(dataclasses.replace(node, text="".join(chars)))
     return out
 
 

@@ -13,34 +13,61 @@ Output layout of `run_attribute` (``OUT_DIR``)::
     summary.json             counts, failures, mean timings, components
     report.html              gallery of overlays with question, answer, nodes and reason
 
+``<image>`` and ``<id>`` are `output_name` of the image path (suffix included) and of the
+question id: percent-encoded, so distinct inputs never share a file and the name reads back with
+`urllib.parse.unquote`; a name over 120 bytes is cut and ends in ``~`` + a hash.
+
 Every file is written atomically (temp file + rename). A rerun reads ``results.jsonl`` and skips
-questions already answered without error (and images already parsed), so an interrupted run
-resumes; failed questions are retried. A bad image or question becomes a record with ``error``
-set and the run goes on.
+questions already answered without error (and reuses a saved parse only when the image's content
+hash still matches), so an interrupted run resumes; failed questions are retried. A bad image or
+question becomes a record with ``error`` set and the run goes on. One run at a time per
+``OUT_DIR`` (a lock file), and a run refuses an ``OUT_DIR`` holding answers to a different
+questions file rather than deleting them.
+
+The unit of work is `attribute_image` (one image and its questions in, one record per question
+out; ``run_attribute`` maps it over the images with threads) and `parse_image` for ``run_parse``:
+another engine can map the same functions over its own workers.
 """
 
 from __future__ import annotations
 
+import codecs
+import hashlib
 import json
 import logging
-import re
+import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flowpath.errors import FlowPathError, InputError
 from flowpath.io import atomic_write_text, load_image, save_image
-from flowpath.pipeline import Attribution, FlowPath, ParsedChart
+from flowpath.pipeline import FlowPath, ParsedChart, image_hash
 
 logger = logging.getLogger("flowpath.batch")
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".tif", ".tiff")
 
-__all__ = ["IMAGE_SUFFIXES", "QuestionItem", "list_images", "read_questions", "run_attribute",
-           "run_parse"]
+#: record keys the run writes itself: a question's extra keys never override them (an extra
+#: ``"overlay": "javascript:..."`` must not become a link in report.html)
+RUN_KEYS = frozenset({
+    "id", "image", "question", "answer", "node_ids", "letters", "regions", "path_edges", "reason",
+    "trace", "timings", "error", "problems", "image_hash", "source", "width", "height", "overlay",
+    "parse"})
+
+#: longest file name `output_name` returns, in bytes (file systems allow 255)
+MAX_NAME_BYTES = 120
+
+LOCK_NAME = ".flowpath.lock"
+
+__all__ = ["IMAGE_SUFFIXES", "AttributeJob", "QuestionItem", "attribute_image", "list_images",
+           "output_name", "parse_image", "read_questions", "run_attribute", "run_parse"]
 
 
 @dataclass
@@ -49,7 +76,7 @@ class QuestionItem:
 
     ``image`` is a path relative to the images folder (or to the questions file's folder, as in
     the benchmark layout where it reads ``charts/<chart>.png``). Other keys are kept in
-    ``extra`` and copied into the result record.
+    ``extra`` and copied into the result record (except the keys the run writes, `RUN_KEYS`).
     """
 
     id: str
@@ -60,8 +87,18 @@ class QuestionItem:
     error: str | None = None
 
 
+def _lines(raw: bytes) -> Iterator[tuple[int, bytes]]:
+    """JSONL lines split on ``\n`` only: ``str.splitlines`` would also split on U+2028/U+2029/
+    U+0085, which JSON allows raw inside strings."""
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    for lineno, line in enumerate(raw.split(b"\n"), 1):
+        yield lineno, line.rstrip(b"\r")
+
+
 def read_questions(path: str | Path) -> list[QuestionItem]:
-    """Read a questions JSONL file; a bad line becomes an item with ``error`` set.
+    """Read a questions JSONL file (UTF-8, a BOM allowed); a bad line (bad JSON, bad UTF-8, a
+    missing field) becomes an item with ``error`` set, and the other lines are read as usual.
 
     Raises:
         FileNotFoundError: the file does not exist.
@@ -71,18 +108,24 @@ def read_questions(path: str | Path) -> list[QuestionItem]:
         raise FileNotFoundError(f"{path}: questions file not found")
     items: list[QuestionItem] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
+    for lineno, raw in _lines(path.read_bytes()):
+        if not raw.strip():
             continue
+        where = f"{path.name}:{lineno}"
         try:
-            d = json.loads(line)
+            d = json.loads(raw.decode("utf-8"))
             if not isinstance(d, dict):
                 raise ValueError(f"expected a JSON object, got {type(d).__name__}")
+        except UnicodeDecodeError as exc:
+            items.append(QuestionItem(id=f"line{lineno}", image="", question="", answer="",
+                                      error=f"{where}: not UTF-8 text ({exc.reason} at byte "
+                                            f"{exc.start})"))
+            continue
         except ValueError as exc:
             items.append(QuestionItem(id=f"line{lineno}", image="", question="", answer="",
-                                      error=f"{path.name}:{lineno}: bad JSON ({exc})"))
+                                      error=f"{where}: bad JSON ({exc})"))
             continue
-        items.append(_question_item(d, f"{path.name}:{lineno}", f"line{lineno}", seen))
+        items.append(_question_item(d, where, f"line{lineno}", seen))
     return items
 
 
@@ -93,10 +136,12 @@ def _question_item(d: dict[str, Any], where: str, default_id: str, seen: set[str
     seen.add(qid)
     # benchmark-layout questions without "image" name their chart: charts/<chart>.png
     image = d.get("image") or (f"charts/{d['chart']}.png" if d.get("chart") else "")
+    ignored = sorted(k for k in d if k in RUN_KEYS and k not in ("id", "image", "question", "answer"))
+    if ignored:
+        logger.warning("%s: ignoring keys the run writes itself: %s", where, ", ".join(ignored))
     item = QuestionItem(id=qid, image=str(image), question=d.get("question"),  # type: ignore[arg-type]
                         answer=d.get("answer"),  # type: ignore[arg-type]
-                        extra={k: v for k, v in d.items()
-                               if k not in ("id", "image", "question", "answer")})
+                        extra={k: v for k, v in d.items() if k not in RUN_KEYS})
     problems = []
     if not item.image:
         problems.append("no 'image'")
@@ -122,20 +167,40 @@ def list_images(root: str | Path) -> list[Path]:
                   and not p.name.startswith("."))
 
 
-def _safe_name(rel: str) -> str:
-    stem = rel.rsplit(".", 1)[0] if "." in Path(rel).name else rel
-    return re.sub(r"[^A-Za-z0-9._-]+", "__", stem.strip("/")) or "image"
+def output_name(key: str) -> str:
+    """A file name for an image path or question id, distinct for distinct keys.
+
+    Percent-encoding keeps every character that could clash (``/``, space, ``%``, a leading
+    dot) out of the name and reads back with `urllib.parse.unquote`; a name longer than
+    `MAX_NAME_BYTES` is cut and made unique by ``~`` + a hash of the whole key (``~`` is
+    encoded everywhere else, so a cut name never equals an uncut one).
+
+    >>> output_name("a/b.png"), output_name("a b.png"), output_name("tea.jpg")
+    ('a%2Fb.png', 'a%20b.png', 'tea.jpg')
+    """
+    name = urllib.parse.quote(key, safe="", errors="surrogatepass").replace("~", "%7E")
+    if name.startswith("."):
+        name = "%2E" + name[1:]
+    if not name or len(name) > MAX_NAME_BYTES:
+        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+        name = f"{name[:MAX_NAME_BYTES - 17]}~{digest}"
+    return name
 
 
-def _resolve_image(rel: str, images_dir: Path, questions_dir: Path | None) -> Path | None:
-    cands = [images_dir / rel]
-    if questions_dir is not None:
-        cands.append(questions_dir / rel)
-    cands.append(images_dir / Path(rel).name)
-    for c in cands:
-        if c.is_file():
-            return c
-    return None
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a symlink loop: not a usable image either way
+        return False
+
+
+def _failure_text(exc: BaseException) -> str:
+    """The one place a caught failure becomes a record's ``error`` text."""
+    if isinstance(exc, FlowPathError):
+        return str(exc)  # our own errors already name the input and what is wrong
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _read_results(path: Path) -> dict[str, dict[str, Any]]:
@@ -143,10 +208,10 @@ def _read_results(path: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     if not path.exists():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for _, line in _lines(path.read_bytes()):
         try:
-            d = json.loads(line)
-        except ValueError:
+            d = json.loads(line.decode("utf-8"))
+        except ValueError:  # includes UnicodeDecodeError
             continue
         if isinstance(d, dict) and "id" in d:
             out[str(d["id"])] = d
@@ -163,7 +228,9 @@ class _ParseStore:
         return (self.root / f"{name}.json", self.root / f"{name}.mmd",
                 self.root / f"{name}.labelled.png")
 
-    def load(self, name: str, image_path: Path) -> ParsedChart | None:
+    def load(self, name: str, image_path: Path, max_pixels: int | None = None) -> ParsedChart | None:
+        """The saved parse of ``image_path``, or None if there is none or the image's content
+        changed since (another image saved under this name, or the file was replaced)."""
         jpath, _, lpath = self.paths(name)
         if not jpath.exists():
             return None
@@ -171,15 +238,14 @@ class _ParseStore:
             d = json.loads(jpath.read_text(encoding="utf-8"))
             if d.get("error"):
                 return None
-            image = load_image(image_path)
-            labelled = load_image(lpath) if lpath.exists() else None
-            parsed = ParsedChart.from_dict(d, image=image, labelled_image=labelled)
+            image = load_image(image_path, max_pixels=max_pixels)
+            if d.get("image_hash") != image_hash(image):
+                return None
+            labelled = load_image(lpath, max_pixels=max_pixels) if lpath.exists() else None
+            return ParsedChart.from_dict(d, image=image, labelled_image=labelled)
         except (ValueError, OSError) as exc:
             logger.warning("ignoring unreadable previous parse %s (%s)", jpath, exc)
             return None
-        if (parsed.height, parsed.width) != image.shape[:2]:
-            return None  # the image changed since: parse again
-        return parsed
 
     def save(self, name: str, parsed: ParsedChart) -> None:
         jpath, mpath, lpath = self.paths(name)
@@ -189,15 +255,30 @@ class _ParseStore:
         atomic_write_text(jpath, json.dumps(parsed.to_dict(), indent=1) + "\n")
 
     def save_error(self, name: str, source: str, error: str) -> None:
-        atomic_write_text(self.paths(name)[0],
-                          json.dumps({"source": source, "error": error}, indent=1) + "\n")
+        try:
+            atomic_write_text(self.paths(name)[0],
+                              json.dumps({"source": source, "error": error}, indent=1) + "\n")
+        except OSError as exc:  # the error is in results.jsonl either way
+            logger.warning("could not write the error file for %s: %s", source, exc)
 
 
-def _error_text(exc: BaseException) -> str:
-    # our own errors already name the input; others get their type for context
-    from flowpath.errors import FlowPathError
+@contextmanager
+def _run_lock(out: Path) -> Iterator[None]:
+    """Hold ``OUT_DIR/.flowpath.lock`` for the run: a second run into the same folder is refused
+    instead of redoing (and overwriting) the same work. An OS file lock, so a killed run leaves
+    no stale lock behind."""
+    from filelock import FileLock, Timeout
 
-    return str(exc) if isinstance(exc, FlowPathError) else f"{type(exc).__name__}: {exc}"
+    lock = FileLock(out / LOCK_NAME, timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise InputError(f"{out}: another flowpath run is writing to this folder "
+                         f"({out / LOCK_NAME} is locked); wait for it or use another --out") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
@@ -207,27 +288,198 @@ def _progress(total: int, desc: str, enabled: bool) -> Any:
                 disable=not enabled, dynamic_ncols=True)
 
 
+@dataclass
+class AttributeJob:
+    """Where one `run_attribute` reads and writes: what `attribute_image` needs besides the
+    pipeline, the image and its questions.
+
+    Attributes:
+        out: the output folder.
+        images: the images folder, or one image file (then every question is about it).
+        questions_dir: the questions file's folder, also searched for images.
+        overlays: write ``overlays/<id>.png``.
+        allow_outside_images: read ``image`` paths that resolve outside the images folder
+            (and the questions folder): ``../``, absolute paths, symlinks that lead out.
+    """
+
+    out: Path
+    images: Path
+    questions_dir: Path | None = None
+    overlays: bool = True
+    allow_outside_images: bool = False
+
+    @property
+    def store(self) -> _ParseStore:
+        return _ParseStore(self.out / "parses")
+
+    def locate(self, rel: str) -> Path:
+        """The image file a question names.
+
+        Raises:
+            InputError: the path leaves the images folder (unless allowed), cannot be looked up
+                (e.g. too long), or no such image exists. The message names ``rel``.
+        """
+        if self.images.is_file():
+            return self.images
+        roots = [self.images] + ([self.questions_dir] if self.questions_dir else [])
+        cands = [(root / rel, root) for root in roots] + [(self.images / Path(rel).name, self.images)]
+        leaves = InputError(f"{rel}: image path leaves the images folder {self.images}; pass "
+                            "--allow-outside-images (allow_outside_images=True) to read it")
+        normal = os.path.normpath(rel)
+        if not self.allow_outside_images and (
+                os.path.isabs(rel) or normal == os.pardir or normal.startswith(os.pardir + os.sep)):
+            raise leaves  # decided on the text alone: says nothing about what exists outside
+        for c, root in cands:
+            try:
+                found = c.is_file()
+            except OSError as exc:
+                raise InputError(f"{rel}: cannot look up the image ({exc.strerror})") from None
+            if found:
+                if not self.allow_outside_images and not _inside(c, root):
+                    raise leaves  # a symlink (or symlinked folder) that leads out
+                return c
+        where = " or ".join(str(r) for r in roots)
+        raise InputError(f"{rel}: image not found under {where}")
+
+
+def _base_record(it: QuestionItem) -> dict[str, Any]:
+    return {**it.extra, "id": it.id, "image": it.image}
+
+
+def _failed_record(it: QuestionItem, error: str) -> dict[str, Any]:
+    return {**_base_record(it), "question": it.question, "answer": it.answer, "node_ids": [],
+            "letters": [], "regions": [], "error": error}
+
+
+def _answer(fp: FlowPath, job: AttributeJob, parsed: ParsedChart, parse_file: str,
+            it: QuestionItem) -> dict[str, Any]:
+    """One question about a parsed chart -> its record (overlay written)."""
+    att = fp.attribute(parsed, it.question, it.answer)
+    rec = {**_base_record(it), **att.to_dict()}
+    for reg in rec["regions"]:  # pixel masks stay in the parse JSON, once per chart
+        reg.pop("mask", None)
+    rec["parse"] = parse_file
+    if job.overlays and att.error is None:
+        rel_overlay = f"overlays/{output_name(it.id)}.png"
+        try:
+            att.save_overlay(job.out / rel_overlay)
+            rec["overlay"] = rel_overlay
+        except (OSError, FlowPathError) as exc:
+            rec["error"] = f"overlay failed: {_failure_text(exc)}"
+    return rec
+
+
+def attribute_image(fp: FlowPath, job: AttributeJob, rel: str, items: list[QuestionItem], *,
+                    on_record: Callable[[dict[str, Any]], None] | None = None,
+                    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The batch's unit of work: one image and its questions in, one record per question out.
+
+    Parses the image (or reuses its saved parse when the image content is unchanged), writes
+    ``parses/<image>.*``, answers every question on that one parse and writes the overlays.
+    Never raises for a bad image or question: the failure is the record's ``error`` (this is
+    where the batch catches, once per image and once per question). Holds one parsed chart, so
+    memory does not grow with the number of images.
+
+    Args:
+        fp: the pipeline.
+        job: the run's folders and options.
+        rel: the image path as the questions name it.
+        items: the questions about that image.
+        on_record: called with each record as soon as it is made (`run_attribute` appends it
+            to results.jsonl there, so an interrupted run loses at most the question in hand).
+
+    Returns:
+        ``(records, image_stat)``: the results.jsonl records in ``items`` order, and the image's
+        row of ``summary["images"]``.
+    """
+    name = output_name(rel)
+    store = job.store
+    stat: dict[str, Any] = {"image": rel, "questions": len(items)}
+    parsed: ParsedChart | None = None
+    err: str | None = None
+    path: Path | None = None
+    try:
+        path = job.locate(rel)
+        parsed = store.load(name, path, fp.max_pixels)
+        if parsed is not None:
+            stat["parse"] = "resumed"
+        else:
+            parsed = fp.parse(path, cache=False)
+            stat["parse"] = "parsed"
+            stat["parse_seconds"] = parsed.timings.get("total", 0.0)
+            store.save(name, parsed)
+        stat["nodes"] = len(parsed.regions)
+        stat["problems"] = list(parsed.problems)
+    except Exception as exc:  # noqa: BLE001 - the batch's one guard per image: record, go on
+        err = _failure_text(exc)
+        if not isinstance(exc, (FlowPathError, OSError)):
+            logger.exception("image %s failed with an unexpected error", rel)
+        logger.warning("image %s failed: %s", rel, err)
+        parsed = None
+        if path is not None:
+            store.save_error(name, str(path), err)
+    stat["error"] = err
+    records = []
+    for it in items:
+        if parsed is None:
+            rec = _failed_record(it, err or "image not parsed")
+        else:
+            try:
+                rec = _answer(fp, job, parsed, f"parses/{name}.json", it)
+            except Exception as exc:  # noqa: BLE001 - the batch's one guard per question
+                logger.exception("question %s failed with an unexpected error", it.id)
+                rec = _failed_record(it, _failure_text(exc))
+            if rec.get("error"):
+                logger.warning("question %s failed: %s", it.id, rec["error"])
+        records.append(rec)
+        if on_record is not None:
+            on_record(rec)
+    return records, stat
+
+
+def _check_same_questions(previous: dict[str, dict[str, Any]], items: list[QuestionItem],
+                          out: Path) -> None:
+    """Refuse to drop answers of another questions file that used the same ``OUT_DIR``."""
+    current = {it.id: it for it in items}
+    for qid, rec in previous.items():
+        if rec.get("error"):
+            continue  # failed work is retried or dropped; nothing is lost
+        it = current.get(qid)
+        if it is None or (rec.get("image"), rec.get("question"), rec.get("answer")) != (
+                it.image, it.question, it.answer):
+            what = "is not in this questions file" if it is None else "asks something else here"
+            raise InputError(
+                f"{out} holds answers from a different questions file (question id {qid!r} "
+                f"{what}); use another --out, or delete {out / 'results.jsonl'} to start over")
+
+
 def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
                   out_dir: str | Path, *, questions: str | Path | Iterable[dict[str, Any]],
                   workers: int = 1, overlays: bool = True, report: bool = True,
-                  progress: bool = True) -> dict[str, Any]:
+                  progress: bool = True, allow_outside_images: bool = False) -> dict[str, Any]:
     """Attribute every question of a questions file; write results, overlays, summary, report.
 
     Args:
         pipeline: a `FlowPath`, or a zero-argument factory (called only if there is work left,
             so a fully resumed run loads no model).
         images: the images folder (question ``image`` paths are relative to it), or one image.
-        out_dir: output folder (created; an existing one is resumed).
+        out_dir: output folder (created; an existing one from the same questions is resumed).
         questions: a questions JSONL path, or the question dicts themselves.
         workers: threads, each working through whole images (questions of one image share
             its parse).
         overlays: write ``overlays/<id>.png``.
         report: write ``report.html``.
         progress: show a tqdm progress bar.
+        allow_outside_images: read question images outside the images (and questions) folder.
 
     Returns:
         The summary dict (also written to ``summary.json``); ``summary["failed"]`` counts the
         questions with an error.
+
+    Raises:
+        FileNotFoundError: no such images folder or questions file.
+        flowpath.errors.InputError: ``out_dir`` is in use by another run, or holds answers to a
+            different questions file.
 
     >>> s = run_attribute(FlowPath.default(), "examples/charts", "out/demo",
     ...                   questions="examples/questions.jsonl")  # doctest: +SKIP
@@ -239,7 +491,6 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
     t_start = time.perf_counter()
     images = Path(images)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     if isinstance(questions, (str, Path)):
         items = read_questions(questions)
         qdir: Path | None = Path(questions).parent
@@ -248,14 +499,25 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
         items = [_question_item(dict(d), f"question {i}", f"q{i}", seen)
                  for i, d in enumerate(questions, 1)]
         qdir = None
-    images_dir = images if images.is_dir() else images.parent
     if not images.exists():
         raise FileNotFoundError(f"{images}: no such images folder or file")
+    out.mkdir(parents=True, exist_ok=True)
+    job = AttributeJob(out=out, images=images, questions_dir=qdir, overlays=overlays,
+                       allow_outside_images=allow_outside_images)
+    with _run_lock(out):
+        return _run_attribute(pipeline, job, items, workers=workers, report=report,
+                              progress=progress, t_start=t_start)
 
+
+def _run_attribute(pipeline: FlowPath | Callable[[], FlowPath], job: AttributeJob,
+                   items: list[QuestionItem], *, workers: int, report: bool, progress: bool,
+                   t_start: float) -> dict[str, Any]:
+    out = job.out
     results_path = out / "results.jsonl"
     previous = _read_results(results_path)
+    _check_same_questions(previous, items, out)
     done = {qid: r for qid, r in previous.items() if not r.get("error")
-            and (not overlays or not r.get("overlay") or (out / r["overlay"]).exists())}
+            and (not job.overlays or not r.get("overlay") or (out / r["overlay"]).exists())}
     pending = [it for it in items if it.id not in done]
     records: dict[str, dict[str, Any]] = dict(done)
     lock = threading.Lock()
@@ -265,7 +527,6 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
     atomic_write_text(results_path, "".join(json.dumps(done[i.id]) + "\n"
                                             for i in items if i.id in done))
     fh = results_path.open("a", encoding="utf-8")
-    store = _ParseStore(out / "parses")
     image_stats: dict[str, dict[str, Any]] = {}
 
     def emit(rec: dict[str, Any]) -> None:
@@ -275,84 +536,23 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
             fh.flush()
             bar.update(1)
 
-    def base_record(it: QuestionItem) -> dict[str, Any]:
-        return {"id": it.id, "image": it.image, **it.extra}
-
     groups: dict[str, list[QuestionItem]] = {}
     for it in pending:
         if it.error:
-            emit({**base_record(it), "question": it.question, "answer": it.answer,
-                  "node_ids": [], "letters": [], "regions": [], "error": it.error})
-            continue
-        groups.setdefault(it.image, []).append(it)
+            emit(_failed_record(it, it.error))
+        else:
+            groups.setdefault(it.image, []).append(it)
 
-    fp_holder: list[FlowPath] = []
-
-    def get_fp() -> FlowPath:
-        with lock:
-            if not fp_holder:
-                fp_holder.append(pipeline if isinstance(pipeline, FlowPath) else pipeline())
-            return fp_holder[0]
+    # built before the loop (and only when there is work): a bad component name or a missing
+    # checkpoint is a usage error for the whole run, not a per-image failure
+    fp = (pipeline if isinstance(pipeline, FlowPath) else pipeline()) if groups else None
 
     def work(rel: str, group: list[QuestionItem]) -> None:
-        path = _resolve_image(rel, images_dir, qdir) if images.is_dir() else images
-        name = _safe_name(rel)
-        stat: dict[str, Any] = {"image": rel, "questions": len(group)}
-        parsed: ParsedChart | None = None
-        if path is None:
-            err = f"{rel}: image not found under {images_dir}" + (f" or {qdir}" if qdir else "")
-        else:
-            err = None
-            try:
-                fp = get_fp()
-                parsed = store.load(name, path)
-                if parsed is not None:
-                    stat["parse"] = "resumed"
-                    fp.cache_parsed(parsed)
-                else:
-                    parsed = fp.parse(path)
-                    stat["parse"] = "parsed"
-                    stat["parse_seconds"] = parsed.timings.get("total", 0.0)
-                    store.save(name, parsed)
-                stat["nodes"] = len(parsed.regions)
-                stat["problems"] = list(parsed.problems)
-            except Exception as exc:  # a bad image must not stop the batch
-                err = _error_text(exc)
-                logger.warning("image %s failed: %s", rel, err)
-                store.save_error(name, str(path), err)
-        stat["error"] = err
+        assert fp is not None
+        _, stat = attribute_image(fp, job, rel, group, on_record=emit)
         with lock:
             image_stats[rel] = stat
-        for it in group:
-            rec = base_record(it)
-            if parsed is None:
-                emit({**rec, "question": it.question, "answer": it.answer, "node_ids": [],
-                      "letters": [], "regions": [], "error": err})
-                continue
-            try:
-                att = get_fp().attribute(parsed, it.question, it.answer)
-            except Exception as exc:
-                att = Attribution(question=it.question, answer=it.answer, error=_error_text(exc),
-                                  source=parsed.source, image_hash=parsed.image_hash)
-            rec.update(att.to_dict())
-            for reg in rec["regions"]:  # pixel masks stay in the parse JSON, once per chart
-                reg.pop("mask", None)
-            rec["parse"] = f"parses/{name}.json"
-            if overlays and att.error is None:
-                rel_overlay = f"overlays/{_safe_name(it.id)}.png"
-                try:
-                    att.save_overlay(out / rel_overlay)
-                    rec["overlay"] = rel_overlay
-                except Exception as exc:
-                    rec["error"] = f"overlay failed: {_error_text(exc)}"
-            if att.error:
-                logger.warning("question %s failed: %s", it.id, att.error)
-            emit(rec)
 
-    if groups:
-        # built before the loop (and only when there is work): a bad component name or a
-        # missing checkpoint is a usage error for the whole run, not a per-image failure
-        get_fp()
     try:
         if workers == 1 or len(groups) <= 1:
             for rel, group in groups.items():
@@ -367,8 +567,8 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
 
     ordered = [records[it.id] for it in items if it.id in records]
     atomic_write_text(results_path, "".join(json.dumps(r) + "\n" for r in ordered))
-    summary = _summarise(ordered, image_stats, len(items) - len(pending), time.perf_counter() - t_start,
-                         fp_holder[0].describe() if fp_holder else None)
+    summary = _summarise(ordered, image_stats, len(items) - len(pending),
+                         time.perf_counter() - t_start, fp.describe() if fp else None)
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1) + "\n")
     if report:
         from flowpath.report import write_report
@@ -403,16 +603,57 @@ def _summarise(records: list[dict[str, Any]], image_stats: dict[str, dict[str, A
     }
 
 
+def _saved_parse(jpath: Path, image: Path, max_pixels: int | None) -> dict[str, Any] | None:
+    """The parse dict in ``jpath`` if it is a good parse of ``image`` as it is now (same
+    content hash), else None."""
+    try:
+        prev = json.loads(jpath.read_text(encoding="utf-8"))
+        if (isinstance(prev, dict) and not prev.get("error")
+                and prev.get("image_hash") == image_hash(load_image(image, max_pixels=max_pixels))):
+            return prev
+    except (ValueError, OSError):
+        pass
+    return None
+
+
+def parse_image(fp: FlowPath, out: Path, rel: str, path: Path) -> dict[str, Any]:
+    """`run_parse`'s unit of work: one image in, its parse files and its summary row out.
+
+    Never raises for a bad image: the row's ``error`` says what failed and
+    ``OUT_DIR/<image>.json`` holds ``{"error": ...}`` (retried on the next run).
+    """
+    name = output_name(rel)
+    store = _ParseStore(out)
+    try:
+        parsed = fp.parse(path, cache=False)
+        store.save(name, parsed)
+        return {"image": rel, "status": "parsed", "error": None, "nodes": len(parsed.regions),
+                "edges": len(parsed.graph.edges), "problems": parsed.problems,
+                "seconds": round(parsed.timings.get("total", 0.0), 4)}
+    except Exception as exc:  # noqa: BLE001 - the batch's one guard per image: record, go on
+        err = _failure_text(exc)
+        if not isinstance(exc, (FlowPathError, OSError)):
+            logger.exception("image %s failed with an unexpected error", rel)
+        logger.warning("image %s failed: %s", rel, err)
+        store.save_error(name, str(path), err)
+        return {"image": rel, "status": "failed", "error": err}
+
+
 def run_parse(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
               out_dir: str | Path, *, workers: int = 1, progress: bool = True) -> dict[str, Any]:
     """Parse every image under ``images``: graph JSON + Mermaid + labelled image per image.
 
     Writes ``OUT_DIR/<image>.json`` (the `ParsedChart`), ``<image>.mmd``,
-    ``<image>.labelled.png`` and ``summary.json``. Images whose JSON exists are skipped (resume);
-    a bad image gets ``<image>.json`` with ``{"error": ...}`` and is retried on the next run.
+    ``<image>.labelled.png`` (``<image>`` is `output_name` of the path under ``images``) and
+    ``summary.json``. Images whose JSON holds a parse of the same image content are skipped
+    (resume); a bad image gets ``<image>.json`` with ``{"error": ...}`` and is retried on the
+    next run.
 
     Returns:
         The summary dict; ``summary["failed"]`` counts failed images.
+
+    Raises:
+        flowpath.errors.InputError: another run is writing to ``out_dir``.
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
@@ -422,51 +663,39 @@ def run_parse(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
     base = root if root.is_dir() else root.parent
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    with _run_lock(out):
+        return _run_parse(pipeline, paths, base, out, workers=workers, progress=progress,
+                          t_start=t_start)
+
+
+def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], base: Path,
+               out: Path, *, workers: int, progress: bool, t_start: float) -> dict[str, Any]:
     store = _ParseStore(out)
     lock = threading.Lock()
     rows: dict[str, dict[str, Any]] = {}
     todo = []
+    fp: FlowPath | None = pipeline if isinstance(pipeline, FlowPath) else None
     for p in paths:
         rel = p.relative_to(base).as_posix()
-        jpath = store.paths(_safe_name(rel))[0]
-        prev = None
-        if jpath.exists():
-            try:
-                prev = json.loads(jpath.read_text(encoding="utf-8"))
-            except ValueError:
-                prev = None
-        if prev and not prev.get("error"):
+        jpath = store.paths(output_name(rel))[0]
+        prev = _saved_parse(jpath, p, fp.max_pixels if fp else None) if jpath.exists() else None
+        if prev is not None:
             rows[rel] = {"image": rel, "status": "resumed", "error": None,
                          "nodes": len(prev.get("regions", {}))}
         else:
             todo.append((rel, p))
     bar = _progress(len(paths), "parse", progress)
     bar.update(len(paths) - len(todo))
-    fp_holder: list[FlowPath] = []
+    if todo and fp is None:
+        fp = pipeline()  # type: ignore[operator]
 
     def work(rel: str, p: Path) -> None:
-        name = _safe_name(rel)
-        try:
-            with lock:
-                if not fp_holder:
-                    fp_holder.append(pipeline if isinstance(pipeline, FlowPath) else pipeline())
-            parsed = fp_holder[0].parse(p)
-            store.save(name, parsed)
-            row = {"image": rel, "status": "parsed", "error": None, "nodes": len(parsed.regions),
-                   "edges": len(parsed.graph.edges), "problems": parsed.problems,
-                   "seconds": round(parsed.timings.get("total", 0.0), 4)}
-            fp_holder[0].clear_cache()  # parse-only: nothing asks about this image again
-        except Exception as exc:
-            err = _error_text(exc)
-            logger.warning("image %s failed: %s", rel, err)
-            store.save_error(name, str(p), err)
-            row = {"image": rel, "status": "failed", "error": err}
+        assert fp is not None
+        row = parse_image(fp, out, rel, p)
         with lock:
             rows[rel] = row
             bar.update(1)
 
-    if todo and not fp_holder:
-        fp_holder.append(pipeline if isinstance(pipeline, FlowPath) else pipeline())
     try:
         if workers == 1:
             for rel, p in todo:
@@ -484,6 +713,6 @@ def run_parse(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
                "errors": [{"image": r["image"], "error": r["error"]} for r in failed],
                "mean_parse_seconds": _mean([r["seconds"] for r in ordered if "seconds" in r]),
                "wall_seconds": round(time.perf_counter() - t_start, 3),
-               "components": fp_holder[0].describe() if fp_holder else None, "rows": ordered}
+               "components": fp.describe() if fp else None, "rows": ordered}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1) + "\n")
     return summary

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from flowpath import __version__
+from flowpath.errors import MissingDependencyError, ModelError
 
 #: command modules, in the order their commands are listed in ``--help``
 COMMAND_MODULES = (
@@ -66,10 +67,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         logger.error("interrupted")
         return 130
-    except (ValueError, FileNotFoundError) as exc:
-        # bad input named by our own boundary checks: one readable line, no traceback
+    except (ValueError, FileNotFoundError, MissingDependencyError) as exc:
+        # bad input named by our own boundary checks, or a missing extra: one line, no traceback
         logger.error("%s", exc)
         return 2
+    except ModelError as exc:  # e.g. a checkpoint that cannot be loaded
+        logger.error("%s", exc)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,9 +11,16 @@ import numpy as np
 
 from flowpath.errors import ImageLoadError
 
-#: Largest image accepted, in pixels (benchmark charts reach 1600 x 8052 = 12.9 Mpx; a chart
-#: beyond ~64 Mpx is treated as a decompression bomb rather than a flowchart).
-MAX_PIXELS = 64_000_000
+#: Default cap on an accepted image, in pixels. Benchmark charts reach 1600 x 8052 = 12.9 Mpx;
+#: a 64 Mpx image took 2.2 GB and 32 s through the pipeline, so the default stops at about twice
+#: the largest real chart. Raise it per call (``max_pixels=``), per pipeline
+#: (``FlowPath(max_pixels=...)``) or on the command line (``--max-pixels``).
+MAX_PIXELS = 25_000_000
+
+# The process umask, read once at import (os.umask can only be read by setting it, which is not
+# thread-safe later): files we write through mkstemp (mode 0600) get the mode open() would give.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 ImageInput = str | os.PathLike | np.ndarray | Any  # Any: a PIL.Image.Image
 
@@ -32,28 +39,69 @@ def _flatten_alpha(img: Any) -> Any:
     return img.convert("RGB")
 
 
-def load_image(image: ImageInput, *, name: str | None = None) -> np.ndarray:
+def _to_uint8(arr: np.ndarray, label: str, *, sixteen_bit: bool = False) -> np.ndarray:
+    """Bring an array of any numeric dtype to ``uint8`` by its value range, or refuse it.
+
+    ``uint16`` (and ``sixteen_bit=True``, PIL's 16-bit modes) scale 0..65535 to 0..255; floats
+    in 0..1 scale to 0..255, other floats clip; other integers keep 0..255 as is and scale
+    0..65535 like 16 bit. Object, complex and out-of-range inputs raise `ImageLoadError`.
+    """
+    if arr.dtype == np.uint8:
+        return arr
+    if arr.dtype == np.bool_:
+        return arr.astype(np.uint8) * 255
+    if np.issubdtype(arr.dtype, np.floating):
+        if arr.size and float(np.nanmax(arr)) <= 1.0:
+            arr = arr * 255.0
+        return np.clip(np.nan_to_num(arr), 0, 255).astype(np.uint8)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ImageLoadError(f"{label}: unsupported pixel type {arr.dtype}; pass uint8, "
+                             "uint16, bool or float pixels")
+    lo, hi = (int(arr.min()), int(arr.max())) if arr.size else (0, 0)
+    if lo < 0 or hi > 65535:
+        raise ImageLoadError(f"{label}: {arr.dtype} pixel values {lo}..{hi} are outside 0..65535")
+    if sixteen_bit or arr.dtype == np.uint16 or hi > 255:
+        return ((arr.astype(np.uint32) * 255 + 32767) // 65535).astype(np.uint8)
+    return arr.astype(np.uint8)
+
+
+def _pil_to_rgb(img: Any, label: str) -> np.ndarray:
+    """A decoded PIL image as RGB ``uint8``; 16-bit and float modes go through `_to_uint8`
+    (PIL's own ``convert("RGB")`` clips 16-bit grey to white)."""
+    if img.mode in ("I", "F") or img.mode.startswith("I;16"):
+        grey = _to_uint8(np.asarray(img), label, sixteen_bit=img.mode.startswith("I;16"))
+        return np.repeat(grey[:, :, None], 3, axis=2)
+    return np.asarray(_flatten_alpha(img))
+
+
+def load_image(image: ImageInput, *, name: str | None = None,
+               max_pixels: int | None = None) -> np.ndarray:
     """Load a path, PIL image or array as an RGB ``uint8`` array ``(H, W, 3)``.
+
+    Args:
+        image: a path, a PIL image or a numpy array (grey, RGB or RGBA; uint8, uint16, bool or
+            float pixels).
+        name: how to call the input in messages (default: its path or type).
+        max_pixels: refuse larger images (default `MAX_PIXELS`).
 
     Raises:
         ImageLoadError: missing/unreadable/corrupt file, zero-size image, an image over
-            `MAX_PIXELS`, or an array of the wrong shape or dtype. The message names the input.
+            ``max_pixels``, or an array of the wrong shape or dtype. The message names the input.
     """
     from PIL import Image, UnidentifiedImageError
 
+    limit = MAX_PIXELS if max_pixels is None else int(max_pixels)
     label = name or (str(image) if isinstance(image, (str, os.PathLike)) else type(image).__name__)
     if isinstance(image, np.ndarray):
         arr = image
         if arr.ndim == 2:
-            arr = np.stack([arr] * 3, axis=-1)
+            arr = arr[:, :, None]
         if arr.ndim != 3 or arr.shape[2] not in (1, 3, 4):
             raise ImageLoadError(f"{label}: expected an (H, W, 3) RGB array, got shape {arr.shape}")
         if arr.shape[0] == 0 or arr.shape[1] == 0:
             raise ImageLoadError(f"{label}: image has zero size {arr.shape[:2]}")
-        if arr.dtype != np.uint8:
-            if np.issubdtype(arr.dtype, np.floating) and arr.size and float(np.nanmax(arr)) <= 1.0:
-                arr = arr * 255.0
-            arr = np.clip(np.nan_to_num(arr), 0, 255).astype(np.uint8)
+        _check_size((arr.shape[1], arr.shape[0]), label, limit)
+        arr = _to_uint8(arr, label)
         if arr.shape[2] == 1:
             arr = np.repeat(arr, 3, axis=2)
         elif arr.shape[2] == 4:
@@ -70,9 +118,9 @@ def load_image(image: ImageInput, *, name: str | None = None) -> np.ndarray:
             raise ImageLoadError(f"{label}: file is empty")
         try:
             with Image.open(path) as im:
-                _check_size(im.size, label)
+                _check_size(im.size, label, limit)
                 im.load()
-                return np.asarray(_flatten_alpha(im))
+                return _pil_to_rgb(im, label)
         except ImageLoadError:
             raise
         except Image.DecompressionBombError as exc:
@@ -83,19 +131,20 @@ def load_image(image: ImageInput, *, name: str | None = None) -> np.ndarray:
             raise ImageLoadError(f"{label}: corrupt or truncated image ({exc})") from None
 
     if isinstance(image, Image.Image):
-        _check_size(image.size, label)
-        return np.asarray(_flatten_alpha(image))
+        _check_size(image.size, label, limit)
+        return _pil_to_rgb(image, label)
     raise ImageLoadError(f"{label}: unsupported image input type {type(image).__name__}; "
                          "pass a path, a PIL image or a numpy array")
 
 
-def _check_size(size: tuple[int, int], label: str) -> None:
+def _check_size(size: tuple[int, int], label: str, limit: int) -> None:
     w, h = size
     if w <= 0 or h <= 0:
         raise ImageLoadError(f"{label}: image has zero size {w}x{h}")
-    if w * h > MAX_PIXELS:
+    if w * h > limit:
         raise ImageLoadError(f"{label}: image is {w}x{h} = {w * h / 1e6:.1f} Mpx, over the "
-                             f"{MAX_PIXELS / 1e6:.0f} Mpx limit (decompression-bomb guard)")
+                             f"{limit / 1e6:g} Mpx limit; raise it with --max-pixels "
+                             "(FlowPath(max_pixels=...)) if this really is one chart")
 
 
 def save_image(image: np.ndarray, path: str | os.PathLike) -> None:
@@ -108,6 +157,7 @@ def save_image(image: np.ndarray, path: str | os.PathLike) -> None:
     os.close(fd)
     try:
         Image.fromarray(np.asarray(image, dtype=np.uint8)).save(tmp)
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -122,6 +172,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -144,23 +144,9 @@ def is_connected_path(node_ids: Sequence[str], edges: Iterable[tuple[str, str]])
     >>> is_connected_path(["A", "C"], [("A", "B"), ("B", "C")])
     False
     """
-    nodes = list(dict.fromkeys(node_ids))
-    if not nodes:
-        return False
-    chosen = set(nodes)
-    adj: dict[str, set[str]] = defaultdict(set)
-    for s, t in edges:
-        if s in chosen and t in chosen:
-            adj[s].add(t)
-            adj[t].add(s)
-    seen = {nodes[0]}
-    stack = [nodes[0]]
-    while stack:
-        for n in adj[stack.pop()]:
-            if n not in seen:
-                seen.add(n)
-                stack.append(n)
-    return seen == chosen
+    from flowpath.graph.tools import induces_connected_subgraph
+
+    return induces_connected_subgraph(node_ids, edges)
 
 
 @dataclass

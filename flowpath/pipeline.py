@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from flowpath.errors import FlowPathError, ModelError
 from flowpath.geometry import Region
 from flowpath.graph import FlowChart
 from flowpath.io import ImageInput, load_image
@@ -251,7 +252,10 @@ class FlowPath:
         segmenter: finds node regions (`flowpath.models.base.Segmenter`).
         transcriber: labelled chart -> Mermaid whose node ids are the letters.
         reasoner: graph + statement -> node ids.
-        cache_size: how many parsed charts to keep (by image content hash).
+        cache_size: how many parsed charts to keep (by image content hash). Each entry holds
+            the chart's image twice (original and labelled); `flowpath.batch` parses with
+            ``cache=False`` and keeps one chart per worker instead.
+        max_pixels: refuse images larger than this (default `flowpath.io.MAX_PIXELS`).
 
     >>> from flowpath.segment import make_segmenter         # doctest: +SKIP
     >>> from flowpath.transcribe import make_transcriber    # doctest: +SKIP
@@ -262,7 +266,7 @@ class FlowPath:
     """
 
     def __init__(self, segmenter: Segmenter, transcriber: Transcriber, reasoner: Reasoner, *,
-                 cache_size: int = 64) -> None:
+                 cache_size: int = 64, max_pixels: int | None = None) -> None:
         for what, obj in (("segmenter", segmenter), ("transcriber", transcriber),
                           ("reasoner", reasoner)):
             if not callable(obj):
@@ -272,7 +276,10 @@ class FlowPath:
         self.segmenter = segmenter
         self.transcriber = transcriber
         self.reasoner = reasoner
+        if max_pixels is not None and max_pixels <= 0:
+            raise ValueError(f"max_pixels must be positive, got {max_pixels}")
         self.cache_size = cache_size
+        self.max_pixels = max_pixels
         self._cache: OrderedDict[str, ParsedChart] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -316,7 +323,8 @@ class FlowPath:
 
     # -- parsing ---------------------------------------------------------------------------
 
-    def parse(self, image: ImageInput | ParsedChart, *, source: str | None = None) -> ParsedChart:
+    def parse(self, image: ImageInput | ParsedChart, *, source: str | None = None,
+              cache: bool = True) -> ParsedChart:
         """Segment, label and transcribe one chart (cached by image content).
 
         Args:
@@ -324,6 +332,9 @@ class FlowPath:
                 is returned as is).
             source: the image's file path when ``image`` is an array (lets a transcriber that
                 reads files beside the image find them).
+            cache: look the chart up in, and keep it in, the parse cache. A caller that asks
+                all its questions about a chart at once (a batch) passes ``False`` so memory
+                does not grow with the number of charts.
 
         Returns:
             The `ParsedChart`.
@@ -337,14 +348,17 @@ class FlowPath:
         """
         if isinstance(image, ParsedChart):
             return image
-        parsed, _ = self._parse(image, source)
+        parsed, _ = self._parse(image, source, cache=cache)
         return parsed
 
-    def _parse(self, image: ImageInput, source: str | None) -> tuple[ParsedChart, bool]:
+    def _parse(self, image: ImageInput, source: str | None, *,
+               cache: bool = True) -> tuple[ParsedChart, bool]:
         t0 = time.perf_counter()
         source = source or _source_of(image)
-        arr = load_image(image)
+        arr = load_image(image, max_pixels=self.max_pixels)
         key = image_hash(arr)
+        if not cache:
+            return self._parse_uncached(arr, key, source, t0), False
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
@@ -366,7 +380,7 @@ class FlowPath:
         t = time.perf_counter()
         found = self.segmenter([arr])
         if len(found) != 1:
-            raise RuntimeError(f"segmenter {self.describe()['segmenter']} returned "
+            raise ModelError(f"segmenter {self.describe()['segmenter']} returned "
                                f"{len(found)} results for 1 image")
         timings["segment"] = time.perf_counter() - t
         t = time.perf_counter()
@@ -376,7 +390,7 @@ class FlowPath:
         chart = LabelledChart(image=arr, labelled_image=labelled, regions=regions, source=source)
         out = self.transcriber([chart])
         if len(out) != 1:
-            raise RuntimeError(f"transcriber {self.describe()['transcriber']} returned "
+            raise ModelError(f"transcriber {self.describe()['transcriber']} returned "
                                f"{len(out)} results for 1 chart")
         tr = out[0]
         timings["transcribe"] = time.perf_counter() - t
@@ -397,8 +411,12 @@ class FlowPath:
 
     def cache_parsed(self, parsed: ParsedChart) -> None:
         """Put a parse done elsewhere (e.g. loaded from a previous run's JSON) into the cache."""
-        with self._lock:
-            self._cache[parsed.image_hash] = parsed
+        if self.cache_size:
+            with self._lock:
+                self._cache[parsed.image_hash] = parsed
+                self._cache.move_to_end(parsed.image_hash)
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -454,17 +472,18 @@ def reason_on(reasoner: Reasoner, parsed: ParsedChart, question: str, answer: st
               parse_seconds: float = 0.0) -> Attribution:
     """Ask ``reasoner`` about a parsed chart and map its node ids to regions.
 
-    A reasoner exception (they should return ``Reasoning(error=...)`` instead) is caught and
-    becomes the attribution's ``error``.
+    A reasoner's `flowpath.errors.FlowPathError` (a model or server failure, a bad input) is
+    caught here, once, and becomes the attribution's ``error``; any other exception is a bug and
+    propagates (the batch runner records it against the question and goes on).
     """
     t = time.perf_counter()
     request = ReasoningRequest(chart=parsed.graph, question=question, answer=answer,
                                labelled_image=parsed.labelled_image)
     try:
         reasoning = reasoner(request)
-    except Exception as exc:
-        logger.exception("reasoner failed on %r", question)
-        reasoning = Reasoning(node_ids=[], error=f"{type(exc).__name__}: {exc}")
+    except FlowPathError as exc:
+        logger.warning("reasoner failed on %r: %s", question, exc)
+        reasoning = Reasoning(node_ids=[], error=str(exc))
     t_reason = time.perf_counter() - t
     return build_attribution(parsed, question, answer, reasoning,
                              timings={"parse": round(parse_seconds, 5), "reason": round(t_reason, 5),
@@ -495,13 +514,7 @@ def build_attribution(parsed: ParsedChart, question: str, answer: str, reasoning
 
 
 def _make(factory: Any, name: str, device: str) -> Any:
-    """Call a stage factory with ``device`` for learned models; a component without a device
-    (classical segmenter, OCR, rules) rejects the keyword, and is then built without it."""
-    if device == "auto":
-        return factory(name)
-    try:
-        return factory(name, device=device)
-    except TypeError as exc:
-        if "device" not in str(exc):
-            raise
-        return factory(name)
+    """Call a stage factory (``make_segmenter``/``make_transcriber``/``make_reasoner``) with the
+    device; ``auto`` leaves each component its own default. The factory's registry passes the
+    device only to components whose constructor declares it."""
+    return factory(name) if device == "auto" else factory(name, device=device)

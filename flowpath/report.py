@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,19 @@ def _esc(x: Any) -> str:
     return html.escape("" if x is None else str(x))
 
 
+#: the overlay paths `flowpath.batch` writes: ``overlays/<output_name>.png``, nothing else
+_OVERLAY_PATH = re.compile(r"overlays/[A-Za-z0-9%._~-]+\.png")
+
+
+def _overlay_href(path: Any) -> str | None:
+    """The link for a record's overlay, or None unless it is a path the run wrote itself (a
+    record can carry anything a questions file put in it, e.g. ``javascript:`` URLs)."""
+    if not isinstance(path, str) or not _OVERLAY_PATH.fullmatch(path):
+        return None
+    # file names are percent-encoded (flowpath.batch.output_name): encode the '%' for the URL
+    return _esc(urllib.parse.quote(path))
+
+
 def render_report(records: Sequence[dict[str, Any]], summary: dict[str, Any],
                   title: str = "flowpath attribution report") -> str:
     """The report as an HTML string (overlay images referenced by their relative paths)."""
@@ -40,8 +55,9 @@ def render_report(records: Sequence[dict[str, Any]], summary: dict[str, Any],
     cards = []
     for r in records:
         err = r.get("error")
-        img = (f'<a href="{_esc(r["overlay"])}"><img loading="lazy" src="{_esc(r["overlay"])}" '
-               f'alt="overlay {_esc(r["id"])}"></a>') if r.get("overlay") else ""
+        href = _overlay_href(r.get("overlay"))
+        img = (f'<a href="{href}"><img loading="lazy" src="{href}" '
+               f'alt="overlay {_esc(r.get("id"))}"></a>') if href else ""
         nodes = " → ".join(r.get("node_ids") or []) or "(none)"
         extra = ""
         if r.get("problems"):

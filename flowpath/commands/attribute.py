@@ -40,6 +40,9 @@ def _add_component_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="threads; each works through whole images")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--max-pixels", type=int, default=None, metavar="N",
+                   help="refuse images larger than N pixels (default: flowpath.io.MAX_PIXELS, "
+                        "25 Mpx); raise it for a chart that really is that large")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="output folder (required for the batch form)")
     p.add_argument("--no-overlays", action="store_true", help="do not write overlay PNGs")
     p.add_argument("--no-report", action="store_true", help="do not write report.html")
+    p.add_argument("--allow-outside-images", action="store_true",
+                   help="read question images outside the images folder and the questions "
+                        "file's folder (../, absolute paths, symlinks that lead out)")
     _add_component_arguments(p)
     p.set_defaults(func=run_attribute_command)
 
@@ -75,7 +81,7 @@ def _pipeline_factory(args: argparse.Namespace) -> Any:
         from flowpath.pipeline import FlowPath
 
         return FlowPath.from_names(args.segmenter, args.transcriber, args.reasoner,
-                                   device=resolve_device(args.device))
+                                   device=resolve_device(args.device), max_pixels=args.max_pixels)
     return make
 
 
@@ -96,7 +102,8 @@ def run_attribute_command(args: argparse.Namespace) -> int:
             raise ValueError("the batch form needs --out OUT_DIR")
         summary = run_attribute(_pipeline_factory(args), src, args.out, questions=args.questions,
                                 workers=args.workers, overlays=not args.no_overlays,
-                                report=not args.no_report, progress=_progress(args))
+                                report=not args.no_report, progress=_progress(args),
+                                allow_outside_images=args.allow_outside_images)
         logger.info("%d questions: %d ok, %d failed (%d resumed); results in %s",
                     summary["questions"], summary["ok"], summary["failed"], summary["resumed"],
                     Path(args.out) / "results.jsonl")
@@ -111,7 +118,7 @@ def run_attribute_command(args: argparse.Namespace) -> int:
                                             "question": args.question, "answer": args.answer}],
                                 overlays=not args.no_overlays, report=not args.no_report,
                                 progress=False)
-        rec = json.loads((Path(args.out) / "results.jsonl").read_text().splitlines()[0])
+        rec = json.loads((Path(args.out) / "results.jsonl").read_text("utf-8").split("\n")[0])
         failed = summary["failed"]
     else:
         att = _pipeline_factory(args)().attribute(src, args.question, args.answer)

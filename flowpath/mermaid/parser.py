@@ -8,7 +8,16 @@ Statements end at a newline or a top-level ``;``. Two modes:
 * ``strict=False``, for model output: code fences and chatter around the Mermaid are stripped,
   every statement that can be salvaged is kept (unterminated brackets closed at the end of the
   line, ``->`` read as ``-->``, a second header ignored, ...), every unparseable line is
-  dropped, and each repair or drop is described in ``chart.warnings``.
+  dropped, and each repair or drop is described in ``chart.warnings``. It never raises for a
+  string.
+
+Parsing time is linear in the input size (``eval/bench_parse.py`` measures it): no search runs
+past the end of its line unless the syntax allows it, searches for a terminator that may sit on a
+later line are remembered, and a lenient repair costs at most the rest of its line, with at most
+`MAX_REPAIRS_PER_LINE` of them per line. Three limits bound the work and the memory a hostile
+input can ask for: `MAX_INPUT_CHARS`, `MAX_EDGES_PER_STATEMENT` (``A0 & ... & A999 --> B0 & ...``
+is a cross product) and `MAX_EDGES`. Strict mode raises `MermaidSyntaxError` naming the limit;
+lenient mode drops what lies beyond it and says so in ``chart.warnings``.
 
 The accepted language is a superset of Mermaid's: it also accepts brackets nested inside
 unquoted labels (``A[f(x)]``) and quotes inside unquoted labels, which Mermaid rejects.
@@ -17,8 +26,10 @@ unquoted labels (``A[f(x)]``) and quotes inside unquoted labels, which Mermaid r
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from flowpath.errors import FlowPathError
 from flowpath.graph.core import DIRECTIONS, Edge, FlowChart, Node, Subgraph
@@ -33,7 +44,19 @@ from flowpath.mermaid.syntax import (
     decode_text,
 )
 
-__all__ = ["MermaidSyntaxError", "parse_mermaid", "ID_RE", "RESERVED_IDS"]
+__all__ = ["MermaidSyntaxError", "parse_mermaid", "ID_RE", "RESERVED_IDS", "MAX_INPUT_CHARS",
+           "MAX_EDGES_PER_STATEMENT", "MAX_EDGES", "MAX_REPAIRS_PER_LINE"]
+
+#: Longest text `parse_mermaid` reads, in characters (after ``\r\n`` is normalised). A
+#: transcribed flowchart is a few KB; 2 M characters leave room for generated test charts.
+MAX_INPUT_CHARS = 2_000_000
+#: Most edges one statement may create: ``A & B --> C & D`` creates 4, a chain one per link.
+MAX_EDGES_PER_STATEMENT = 1_000
+#: Most edges in one chart (each edge costs a few hundred bytes).
+MAX_EDGES = 100_000
+#: Lenient mode: most repairs (unclosed labels, missing line breaks, ...) on one line; each may
+#: scan the rest of its line, so the cap keeps a long line of broken statements linear.
+MAX_REPAIRS_PER_LINE = 16
 
 
 class MermaidSyntaxError(FlowPathError, ValueError):
@@ -43,21 +66,26 @@ class MermaidSyntaxError(FlowPathError, ValueError):
         message: what is wrong, in plain words.
         line: 1-based line number.
         column: 1-based column number.
-        source_line: the offending line, shown under the message with a caret.
+        source_line: the offending line (or the part of a long line around the problem), shown
+            under the message with a caret.
+        caret: 0-based position of the caret in ``source_line``; ``column - 1`` when not given.
     """
 
-    def __init__(self, message: str, line: int, column: int, source_line: str | None = None) -> None:
+    def __init__(self, message: str, line: int, column: int, source_line: str | None = None,
+                 caret: int | None = None) -> None:
         self.message = message
         self.line = line
         self.column = column
         self.source_line = source_line
+        self.caret = caret
         text = f"line {line}, column {column}: {message}"
         if source_line is not None:
-            text += f"\n    {source_line}\n    {' ' * max(0, column - 1)}^"
+            at = column - 1 if caret is None else caret
+            text += f"\n    {source_line}\n    {' ' * max(0, at)}^"
         super().__init__(text)
 
     def __reduce__(self):  # keep pickling (multiprocessing) working with the extra arguments
-        return (type(self), (self.message, self.line, self.column, self.source_line))
+        return (type(self), (self.message, self.line, self.column, self.source_line, self.caret))
 
 
 #: A node id: word characters, with inner ``-``/``.`` allowed between them (``step-1``, ``a.b``).
@@ -77,6 +105,8 @@ _DIR_ALIASES = {">": "LR", "<": "RL", "^": "BT", "v": "TB"}
 _EDGE_ID_RE = re.compile(r"([\w-]+)@(?=[-=.~<xo])")
 _CLASS_SUFFIX_RE = re.compile(r":::[\w-]+(?:,[\w-]+)*")
 _KEYWORD_RE = re.compile(r"[A-Za-z]+")
+# ``key: value`` in an ``@{ }`` body; a key starts only at the start of a word (linear search)
+_AT_PROP_RE = re.compile(r"""(?<![\w-])([\w-]+)\s*:\s*("[^"]*"|'[^']*'|[^,\n}]*)""")
 # Broken arrows models write; lenient mode reads them as the nearest real link.
 _SLOPPY_LINK_RE = re.compile(r"(?P<tok>->|=>|—>|–>|→|⟶|⇒|-- >|- ->)")
 # Sequence-diagram arrows in a flowchart: ``A -->> B``, ``A ->> B``.
@@ -89,16 +119,28 @@ _SMART_OPEN = "\u201c\u201d\u201e\u00ab"
 _SMART_CLOSE = "\u201c\u201d\u00bb"
 _HEADER_ANYWHERE_RE = re.compile(r"\b(flowchart|graph)[ \t]+(TD|TB|BT|LR|RL)\b")
 
-_MD_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
-_MD_ITALIC = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])|(?<!\w)_(?!\s)(.+?)(?<!\s)_(?!\w)")
+
+
+@functools.cache
+def _emphasis_parser() -> Any:
+    """CommonMark emphasis only (``*it*``, ``**bold**``, ``_it_``, ``__bold__``): what Mermaid
+    renders in a markdown string. markdown-it pairs delimiters in linear time; the regexes used
+    before were quadratic on runs of ``*`` (issue 12). Imported on first use: few labels are
+    markdown strings."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("zero").enable(["emphasis"])
 
 
 def _strip_markdown(raw: str) -> str:
     """A markdown-string label (``"`**bold** text`"``) -> its plain text, lines dedented."""
     lines = [ln.strip() for ln in raw.split("\n")]
     text = "\n".join(lines).strip("\n")
-    text = _MD_BOLD.sub(lambda m: m.group(1) or m.group(2), text)
-    return _MD_ITALIC.sub(lambda m: m.group(1) or m.group(2), text)
+    if "*" not in text and "_" not in text:
+        return text
+    tokens = _emphasis_parser().parseInline(text)
+    return "".join(t.content if t.type == "text" else "\n" for tok in tokens for t in tok.children or []
+                   if t.type in ("text", "softbreak", "hardbreak"))
 
 
 @dataclass
@@ -117,30 +159,69 @@ class _Parser:
         self.n = len(text)
         self.i = 0
         self.strict = strict
+        # The chart is built at the end from these: the parser adds, updates and rolls back
+        # nodes and edges of a failed statement here, in O(1) each, never via FlowChart edits.
         self.chart = FlowChart()
+        self.nodes: dict[str, Node] = {}
+        self.edges: list[Edge] = []
+        self.created: list[str] = []  # nodes first created by the current statement
         self.stack: list[_Frame] = []
         self.assigned: set[str] = set()
         self.edge_ids: set[str] = set()
+        self.subgraph_ids: set[str] = set()
         self.header_seen = False
         self.edges_in_statement = 0
         self.defined: set[str] = set()
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._found: dict[str, tuple[int, int]] = {}
+        self._repairs = (-1, 0)  # (line index, repairs made on it)
+        self._at_unclosed = False
+        self.edge_limit_hit = False
 
     # -- positions and errors -----------------------------------------------------------------
+    def line_index(self, i: int) -> int:
+        return bisect.bisect_right(self._line_starts, i) - 1
+
     def pos(self, i: int) -> tuple[int, int]:
-        li = bisect.bisect_right(self._line_starts, i) - 1
+        li = self.line_index(i)
         return li + 1, i - self._line_starts[li] + 1
 
     def line_text(self, i: int) -> str:
-        li = bisect.bisect_right(self._line_starts, i) - 1
-        start = self._line_starts[li]
-        end = self.s.find("\n", start)
-        return self.s[start: end if end >= 0 else self.n]
+        return self.s[self._line_starts[self.line_index(i)]: self.eol(i)]
 
     def error(self, message: str, i: int | None = None) -> MermaidSyntaxError:
-        i = self.i if i is None else i
-        line, col = self.pos(min(i, self.n))
-        return MermaidSyntaxError(message, line, col, self.line_text(min(i, self.n)))
+        i = min(self.i if i is None else i, self.n)
+        line, col = self.pos(i)
+        start, end = self._line_starts[line - 1], self.eol(i)
+        if end - start <= 200:
+            return MermaidSyntaxError(message, line, col, self.s[start:end])
+        # a long line: show 60 characters before the problem and 100 after it
+        lo, hi = max(start, i - 60), min(end, i + 100)
+        shown = ("..." if lo > start else "") + self.s[lo:hi] + ("..." if hi < end else "")
+        return MermaidSyntaxError(message, line, col, shown, caret=i - lo + (3 if lo > start else 0))
+
+    def count_repair(self, i: int) -> None:
+        """Lenient mode: count a repair that may scan the rest of line ``i``; past
+        `MAX_REPAIRS_PER_LINE` the rest of the line is dropped, keeping the work linear."""
+        li = self.line_index(i)
+        line, count = self._repairs
+        count = count + 1 if line == li else 1
+        self._repairs = (li, count)
+        if count > MAX_REPAIRS_PER_LINE:
+            raise self.error(f"more than {MAX_REPAIRS_PER_LINE} repairs on one line "
+                             f"(MAX_REPAIRS_PER_LINE)", i)
+
+    def find_ahead(self, sub: str, i: int) -> int:
+        """``s.find(sub, i)`` for a terminator that may lie on a later line. The last answer is
+        remembered: no ``sub`` starts in [searched from, found at), so a later search from inside
+        that span has the same answer and repeated searches for a missing ``"`` or ``}``
+        cost O(n) in all, not O(n) each."""
+        hit = self._found.get(sub)
+        if hit is not None and hit[0] <= i and (hit[1] < 0 or i <= hit[1]):
+            return hit[1]
+        j = self.s.find(sub, i)
+        self._found[sub] = (i, j)
+        return j
 
     def warn(self, message: str, i: int | None = None) -> None:
         line, _ = self.pos(min(self.i if i is None else i, self.n))
@@ -172,8 +253,13 @@ class _Parser:
         return i >= self.n or self.s[i] in "\n;" or self.s.startswith("%%", i)
 
     def eol(self, i: int | None = None) -> int:
-        j = self.s.find("\n", self.i if i is None else i)
-        return self.n if j < 0 else j
+        """Index of the newline ending the line of ``i`` (or of the end of input); O(log lines),
+        so a line of many statements is not rescanned once per statement."""
+        i = self.i if i is None else i
+        if i >= self.n:
+            return self.n
+        li = self.line_index(i)
+        return self._line_starts[li + 1] - 1 if li + 1 < len(self._line_starts) else self.n
 
     def skip_to_eol(self) -> None:
         self.i = self.eol()
@@ -183,8 +269,8 @@ class _Parser:
         s, i, n = self.s, self.i, self.n
         while i < n and s[i] not in "\n;":
             if s[i] == '"':
-                j = s.find('"', i + 1)
-                if j < 0 or "\n" in s[i:j]:
+                j = s.find('"', i + 1, self.eol(i))
+                if j < 0:
                     break
                 i = j
             i += 1
@@ -206,16 +292,17 @@ class _Parser:
                 self.skip_to_eol()
                 continue
             start = self.i
-            n_edges, n_nodes = len(self.chart.edges), len(self.chart.nodes)
+            n_edges = len(self.edges)
             self.edges_in_statement = 0
+            self.created = []
             try:
                 self.statement()
             except MermaidSyntaxError as exc:
                 if self.strict:
                     raise
-                self.rollback_nodes(n_nodes, n_edges)
-                kept = len(self.chart.edges) - n_edges
-                snippet = self.s[start: self.eol(start)].strip()
+                self.rollback_nodes(n_edges)
+                kept = len(self.edges) - n_edges
+                snippet = self.s[start: min(self.eol(start), start + 61)].strip()
                 if len(snippet) > 60:
                     snippet = snippet[:57] + "..."
                 what = "kept what came before" if kept else "dropped it"
@@ -223,6 +310,10 @@ class _Parser:
                     f"line {exc.line}: could not parse {snippet!r} ({exc.message}); {what}")
                 # drop the rest of the line (a broken statement may hide ';' in its labels)
                 self.i = self.eol(max(start, self.i))
+                if self.edge_limit_hit:
+                    self.chart.warnings.append(f"line {exc.line}: stopped reading: the chart has "
+                                               f"{MAX_EDGES} edges (MAX_EDGES)")
+                    break
         if self.stack:
             frame = self.stack[-1]
             if self.strict:
@@ -235,22 +326,28 @@ class _Parser:
                 self.close_subgraph()
         if not self.strict:
             self.drop_repeated_edges()
+        for node in self.nodes.values():
+            self.chart.add_node(node)
+        for edge in self.edges:
+            self.chart.add_edge(edge)
         return self.chart
 
-    def rollback_nodes(self, n_nodes: int, n_edges: int) -> None:
+    def rollback_nodes(self, n_edges: int) -> None:
         """After a failed statement (lenient), remove the bare nodes it created that no complete
         edge of it uses: ``This chart shows ...`` must not leave a node ``This`` behind, while
-        ``A["Start"] -->`` (cut off) still keeps node A with its label."""
-        used = {x for e in self.chart.edges[n_edges:] for x in (e.source, e.target)}
-        for nid in list(self.chart.nodes)[n_nodes:]:
+        ``A["Start"] -->`` (cut off) still keeps node A with its label. O(size of the statement)."""
+        used = {x for e in self.edges[n_edges:] for x in (e.source, e.target)}
+        for nid in self.created:
             if nid not in used and nid not in self.defined:
-                self.chart.remove_node(nid)
+                self.nodes.pop(nid, None)
+                if self.stack:
+                    self.stack[-1].mentioned.pop(nid, None)
 
     def drop_repeated_edges(self) -> None:
         """Lenient mode: a model stuck in a repetition loop writes the same edge many times."""
         seen: set[tuple] = set()
         kept, dropped = [], []
-        for e in self.chart.edges:
+        for e in self.edges:
             key = (e.source, e.target, e.label, e.stroke, e.head, e.tail)
             if key in seen:
                 dropped.append(f"{e.source}->{e.target}")
@@ -258,10 +355,10 @@ class _Parser:
                 seen.add(key)
                 kept.append(e)
         if dropped:
-            self.chart.edges = kept
-            self.chart.reindex()
-            shown = ", ".join(dict.fromkeys(dropped))
-            self.chart.warnings.append(f"dropped {len(dropped)} repeated edge(s): {shown}")
+            self.edges = kept
+            shown = list(dict.fromkeys(dropped))
+            listed = ", ".join(shown[:20]) + (f", ... ({len(shown) - 20} more)" if len(shown) > 20 else "")
+            self.chart.warnings.append(f"dropped {len(dropped)} repeated edge(s): {listed}")
 
     def preamble(self) -> None:
         """Skip blank lines, ``%%`` comments and directives, and a ``---`` front-matter block."""
@@ -274,7 +371,7 @@ class _Parser:
                 self.i += 1
             elif s.startswith("%%", self.i):
                 if s.startswith("%%{", self.i):
-                    end = s.find("}%%", self.i)
+                    end = self.find_ahead("}%%", self.i)
                     self.i = self.eol() if end < 0 else end + 3
                 else:
                     self.skip_to_eol()
@@ -375,7 +472,7 @@ class _Parser:
         if word in IGNORED_KEYWORDS and (
                 re.compile(r"[ \t]*[:{]").match(s, after) if word.startswith("acc") else nxt in " \t"):
             if word == "accDescr" and s[after:].lstrip(" \t").startswith("{"):
-                close = s.find("}", after)
+                close = self.find_ahead("}", after)
                 if close < 0:
                     raise self.error("'accDescr {' is never closed with '}'", i)
                 self.i = close + 1
@@ -411,10 +508,17 @@ class _Parser:
             if self.at_eos():
                 raise self.error("this link has no target node", link_at)
             targets = self.node_group()
+            new = len(prev) * len(targets)
+            if self.edges_in_statement + new > MAX_EDGES_PER_STATEMENT:
+                raise self.error(f"this statement makes more than {MAX_EDGES_PER_STATEMENT} edges "
+                                 f"(MAX_EDGES_PER_STATEMENT); split it", link_at)
+            if len(self.edges) + new > MAX_EDGES:
+                self.edge_limit_hit = True
+                raise self.error(f"the chart has more than {MAX_EDGES} edges (MAX_EDGES)", link_at)
             for src in prev:
                 for dst in targets:
-                    self.chart.add_edge(Edge(src, dst, **link))
-                    self.edges_in_statement += 1
+                    self.edges.append(Edge(src, dst, **link))
+            self.edges_in_statement += new
             prev = targets
 
     _EDGE_STATEMENT_RE = re.compile(
@@ -422,6 +526,7 @@ class _Parser:
 
     def starts_edge_statement(self) -> bool:
         """Whether an edge statement (``id[...] -->``) starts here (lenient line-break repair)."""
+        self.count_repair(self.i)
         return self._EDGE_STATEMENT_RE.match(self.s, self.i, self.eol()) is not None
 
     def node_group(self) -> list[str]:
@@ -460,10 +565,13 @@ class _Parser:
         cm = _CLASS_SUFFIX_RE.match(s, self.i)
         if cm is not None:
             self.i = cm.end()
+        if nid not in self.nodes:
+            self.created.append(nid)
         if shape is None:
-            self.chart.ensure_node(nid)
-        else:
-            self.chart.add_node(Node(nid, text if text is not None else nid, shape))
+            if nid not in self.nodes:
+                self.nodes[nid] = Node(nid, nid)
+        else:  # a later definition refines a node first seen bare, as in Mermaid
+            self.nodes[nid] = Node(nid, text if text is not None else nid, shape)
             self.defined.add(nid)
         if self.stack:
             self.stack[-1].mentioned[nid] = None
@@ -480,22 +588,22 @@ class _Parser:
         while j < self.n and s[j] in " \t":
             j += 1
         if s.startswith('"`', j):
-            end = s.find('`"', j + 2)
+            end = self.find_ahead('`"', j + 2)
             if end >= 0:
                 hit = self.match_closer(end + 2, closers)
                 if hit is not None:
                     self.i, shape = hit
                     return shape, _strip_markdown(decode_text(s[j + 2: end]))
         if j < self.n and s[j] == '"':
-            end = s.find('"', j + 1)
             line_end = self.eol(j)
-            if 0 <= end < line_end:
+            end = s.find('"', j + 1, line_end)
+            if end >= 0:
                 hit = self.match_closer(end + 1, closers)
                 if hit is not None:
                     self.i, shape = hit
                     return shape, decode_quoted(s[j + 1: end])
             if self.strict:
-                if end < 0 or end >= line_end:
+                if end < 0:
                     raise self.error(f"unterminated string in the label of node {nid!r}", j)
                 expected = " or ".join(repr(c) for c, _ in closers)
                 k = end + 1
@@ -535,28 +643,36 @@ class _Parser:
                 return k + len(closer), shape
         return None
 
-    _SALVAGE_CLOSE = re.compile(r'"?[ \t]*[\])}>/\\]+(?=[ \t]*(?:$|;|&|:::|%%|[xo<]?(?:--|==|-\.|~~)))', re.M)
-    _SALVAGE_LINK = re.compile(r"[ \t]+[xo<]?(?:-{2,}[-xo>]|={2,}[=xo>]|-\.+-|~~~)")
+    # a run of closing brackets that ends the label: what follows is a link or the statement end
+    _SALVAGE_CLOSE_AT = re.compile(r'"?[ \t]*[\])}>/\\]+(?=[ \t]*(?:$|;|&|:::|%%|[xo<]?(?:--|==|-\.|~~)))',
+                                   re.M)
+    # The same, searched for: the lookbehinds let a match start only where a run of blanks or
+    # brackets starts (the leftmost match starts there anyway); trying every position inside a
+    # long run is quadratic.
+    _SALVAGE_CLOSE = re.compile(r'(?:"[ \t]*|(?<![ \t])[ \t]+|(?<![ \t\])}>/\\]))[\])}>/\\]+'
+                                r'(?=[ \t]*(?:$|;|&|:::|%%|[xo<]?(?:--|==|-\.|~~)))', re.M)
+    _SALVAGE_LINK = re.compile(r"(?<![ \t])[ \t]+[xo<]?(?:-{2,}[-xo>]|={2,}[=xo>]|-\.+-|~~~)")
 
     def salvage_label(self, nid: str, opener: str, closers: list[tuple[str, str]], j: int,
                       quoted: bool) -> tuple[str, str]:
         """Lenient mode: recover a label whose bracket or quote is never closed properly."""
         s = self.s
+        self.count_repair(j)
         line_end = self.eol(j)
         body_start = j + 1 if quoted else j
         shape = closers[0][1]
-        seg = s[body_start:line_end]
-        m = self._SALVAGE_CLOSE.search(seg)
-        link = self._SALVAGE_LINK.search(seg)
+        m = (self._SALVAGE_CLOSE_AT.match(s, body_start, line_end)
+             or self._SALVAGE_CLOSE.search(s, body_start, line_end))
+        link = self._SALVAGE_LINK.search(s, body_start, line_end)
         if m is not None and (link is None or m.start() <= link.start()):
-            raw, self.i = seg[: m.start()], body_start + m.end()
+            raw, self.i = s[body_start: m.start()], m.end()
             for closer, sh in closers:  # keep the shape if the right closer is in the run
                 if closer in m.group():
                     shape = sh
         elif link is not None:
-            raw, self.i = seg[: link.start()], body_start + link.start()
+            raw, self.i = s[body_start: link.start()], link.start()
         else:
-            raw, self.i = seg, line_end
+            raw, self.i = s[body_start:line_end], line_end
         raw = raw.strip()
         if quoted:
             raw = raw.strip('"')
@@ -569,7 +685,10 @@ class _Parser:
         start = self.i
         k = start + 2
         depth, quote = 1, ""
-        while k < self.n:
+        # A body may span lines. After one never closed (lenient), later bodies are read within
+        # their own line: a scan to the end of the input for each would be quadratic.
+        stop = self.eol(start) if self._at_unclosed else self.n
+        while k < stop:
             c = s[k]
             if quote:
                 if c == quote:
@@ -587,11 +706,12 @@ class _Parser:
             if self.strict:
                 raise self.error(f"node {nid!r}: '@{{' is never closed with '}}'", start)
             self.warn(f"node {nid!r}: '@{{' is never closed; read to the end of the line", start)
+            self._at_unclosed = True
             k = self.eol(start)
         body = s[start + 2: k]
         self.i = min(k + 1, self.n)
         props: dict[str, str] = {}
-        for m in re.finditer(r"""([\w-]+)\s*:\s*("[^"]*"|'[^']*'|[^,\n}]*)""", body):
+        for m in _AT_PROP_RE.finditer(body):
             val = m.group(2).strip()
             if len(val) >= 2 and val[0] == val[-1] and val[0] in "\"'":
                 val = val[1:-1]
@@ -610,8 +730,8 @@ class _Parser:
         text = props.get("label")
         if text is not None:
             text = decode_text(text)  # backticks stay literal here, as Mermaid renders them
-        elif nid in self.chart.nodes:
-            text = self.chart.nodes[nid].text
+        elif nid in self.nodes:
+            text = self.nodes[nid].text
         return shape, text, False
 
     # -- links ------------------------------------------------------------------------------------
@@ -642,6 +762,7 @@ class _Parser:
                 end = LINK_END_RE[kind].search(s, m2.end(), line_end)
                 if end is None and not self.strict and _LONE_TARGET_RE.match(s, m2.end(), line_end):
                     # "A -- B": the arrow head is missing, not the end of a "-- text -->" label
+                    self.count_repair(self.i)
                     self.repair(f"link {m2.group()!r} has no arrow head; read as '-->'")
                     self.i = m2.end()
                     attrs = {"stroke": {"--": "normal", "==": "thick", "-.": "dotted"}[kind],
@@ -696,6 +817,7 @@ class _Parser:
             if self.strict:
                 raise self.error("link label opened with '|' is never closed with '|'", start)
             # keep the first word-ish run as the label, the rest may still be the target
+            self.count_repair(start)
             m = re.compile(r"\|\s*([^\s|]*)").match(s, start)
             self.i = m.end() if m else start + 1
             self.warn("link label opened with '|' is never closed; kept its first word", start)
@@ -799,10 +921,10 @@ class _Parser:
             raise self.error(f"unexpected {self.describe(self.i)} after the subgraph title")
         if sid is None:
             k = len(self.chart.subgraphs)
-            taken = {g.id for g in self.chart.subgraphs} | set(self.chart.nodes)
-            while f"subGraph{k}" in taken:
+            while f"subGraph{k}" in self.subgraph_ids or f"subGraph{k}" in self.nodes:
                 k += 1
             sid = f"subGraph{k}"
+        self.subgraph_ids.add(sid)
         parent = self.stack[-1].sg.id if self.stack else None
         sg = Subgraph(id=sid, title=title, parent=parent)
         self.chart.subgraphs.append(sg)
@@ -813,7 +935,7 @@ class _Parser:
         frame = self.stack.pop()
         # Inner blocks close first and claim their nodes, as in Mermaid: a node belongs to the
         # innermost subgraph that mentions it.
-        members = [n for n in frame.mentioned if n not in self.assigned and n in self.chart.nodes]
+        members = [n for n in frame.mentioned if n not in self.assigned and n in self.nodes]
         frame.sg.nodes = members
         self.assigned.update(members)
 
@@ -905,7 +1027,9 @@ def parse_mermaid(text: str, *, strict: bool = True) -> FlowChart:
         The chart; nodes and edges in order of first appearance, subgraphs as groups.
 
     Raises:
-        MermaidSyntaxError: (strict mode) malformed input, with 1-based ``line``/``column``.
+        MermaidSyntaxError: (strict mode) malformed input, with 1-based ``line``/``column``,
+            or input beyond a documented limit (`MAX_INPUT_CHARS`, `MAX_EDGES_PER_STATEMENT`,
+            `MAX_EDGES`; the message names it).
         TypeError: ``text`` is not a string.
 
     >>> chart = parse_mermaid('flowchart TD\\n  A(["Start"]) --> B{"Ok?"}\\n  B -->|Yes| C[Done]')
@@ -918,8 +1042,18 @@ def parse_mermaid(text: str, *, strict: bool = True) -> FlowChart:
     if text.startswith("\ufeff"):
         text = text[1:]
     pre_warnings: list[str] = []
+    if len(text) > MAX_INPUT_CHARS:
+        cut = text.rfind("\n", 0, MAX_INPUT_CHARS + 1)
+        cut = MAX_INPUT_CHARS if cut < 0 else cut
+        line = text.count("\n", 0, cut) + 1
+        what = f"the input has {len(text):,} characters, more than {MAX_INPUT_CHARS:,} (MAX_INPUT_CHARS)"
+        if strict:
+            raise MermaidSyntaxError(what, line, cut - (text.rfind("\n", 0, cut) + 1) + 1)
+        pre_warnings.append(f"line {line}: {what}; read the lines before it and dropped the rest")
+        text = text[:cut]
     if not strict:
-        text, pre_warnings = _extract_mermaid(text)
+        text, more = _extract_mermaid(text)
+        pre_warnings += more
     parser = _Parser(text, strict)
     chart = parser.parse()
     chart.warnings[:0] = pre_warnings

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import string
 
 #: shape -> (opening bracket, closing bracket) used by the exporter.
 SHAPE_BRACKETS: dict[str, tuple[str, str]] = {
@@ -101,7 +102,8 @@ LINK_START_RE = re.compile(r"(?P<tail>[xo<]?)(?P<kind>--|==|-\.)(?![-=.>])")
 LINK_END_RE = {
     "--": re.compile(r"(?P<body>-{2,})(?P<head>[-xo>])"),
     "==": re.compile(r"(?P<body>={2,})(?P<head>[=xo>])"),
-    "-.": re.compile(r"(?P<body>\.+)-(?P<head>[xo>]?)"),
+    # a body starts only at the start of a run of dots: trying each dot of a long run is quadratic
+    "-.": re.compile(r"(?<!\.)(?P<body>\.+)-(?P<head>[xo>]?)"),
 }
 
 # Mermaid's own ``#quot;`` entities and HTML's ``&quot;`` / ``&#39;`` (labels are rendered as
@@ -125,14 +127,18 @@ def link_token(stroke: str, head: str, tail: str, length: int) -> str:
 
 def decode_entity(name: str) -> str | None:
     """Mermaid's ``#name;`` / ``#123;`` entity -> its character(s); ``None`` if unknown."""
-    if name.isdigit():
-        code = int(name)
+    # ASCII digits only: ``str.isdigit`` also accepts "²" and "٣", which ``int`` rejects or reads
+    # differently, and a code point has at most 7 significant digits (``int`` refuses more than
+    # 4300, and would be slow on them anyway).
+    if name.isascii() and name.isdigit():
+        digits = name.lstrip("0") or "0"
+        code = int(digits) if len(digits) <= 7 else -1
         return chr(code) if 0 <= code < 0x110000 and not 0xD800 <= code < 0xE000 else None
     if name[:1] in "xX" and len(name) > 1:
-        try:
-            code = int(name[1:], 16)
-        except ValueError:
+        digits = name[1:].lstrip("0") or "0"
+        if not (digits.isascii() and len(digits) <= 6 and all(c in string.hexdigits for c in digits)):
             return None
+        code = int(digits, 16)
         return chr(code) if 0 <= code < 0x110000 and not 0xD800 <= code < 0xE000 else None
     out = html.unescape(f"&{name};")
     return None if out == f"&{name};" else out

@@ -6,6 +6,13 @@
 
 Implementations keep heavy imports (torch, transformers, smolagents, OCR engines) inside their
 ``__init__`` so that importing this module, or the core, never loads them.
+
+Failures use `flowpath.errors`: a constructor raises `MissingDependencyError` (naming the extra)
+or `ValueError` for a bad setting; a call raises `InputError` for an input it cannot use and
+`ModelError` when the model or server fails. `flowpath.pipeline` and `flowpath.batch` catch
+those once and record them against the image or question. A constructor that places a model on
+a device declares a ``device`` parameter; `flowpath.registry.Registry` passes ``device=`` only
+then.
 """
 
 from __future__ import annotations
@@ -83,7 +90,8 @@ class Transcriber(abc.ABC):
 
     @abc.abstractmethod
     def __call__(self, charts: list[LabelledChart]) -> list[Transcription]:
-        """One `Transcription` per chart; never raises for a bad chart (report in ``problems``)."""
+        """One `Transcription` per chart; a survivable oddity goes in ``problems``, a failure of
+        the model raises `flowpath.errors.ModelError` (the batch records it per image)."""
 
 
 @dataclass
@@ -101,7 +109,8 @@ class Reasoning:
     """A reasoner's answer: the node ids that ground the statement, why, and how it got there.
 
     ``error`` is set (and ``node_ids`` usually empty) when the reasoner failed for this question,
-    e.g. an LLM server timed out; a batch records it and goes on.
+    e.g. an LLM server timed out; a batch records it and goes on (raising
+    `flowpath.errors.ModelError` does the same).
     """
 
     node_ids: list[str]
@@ -126,4 +135,6 @@ class Reasoner(abc.ABC):
 
     @abc.abstractmethod
     def __call__(self, request: ReasoningRequest) -> Reasoning:
-        """Never raises for a per-question failure: return ``Reasoning(error=...)``."""
+        """Answer one question. A per-question failure is ``Reasoning(error=...)`` or a raised
+        `flowpath.errors.FlowPathError` (e.g. `ModelError` for a server timeout); the pipeline
+        records either as the attribution's ``error``. Other exceptions are bugs."""

@@ -18,13 +18,23 @@ from typing import TYPE_CHECKING, Any
 
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
 from flowpath.reason.offline import QUESTION_TYPES, OfflineReasoner, classify_question
+from flowpath.registry import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowpath.reason.agent import AgentReasoner
     from flowpath.reason.hybrid import HybridReasoner
     from flowpath.reason.som import SoMReasoner
 
-REASONERS = ("offline", "agent", "hybrid", "som")
+REASONERS: Registry[Reasoner] = Registry("reasoner", {
+    "offline": "flowpath.reason.offline:OfflineReasoner",
+    "agent": "flowpath.reason.agent:AgentReasoner",
+    "hybrid": "flowpath.reason.hybrid:HybridReasoner",
+    "som": "flowpath.reason.som:SoMReasoner",
+}, requires={"agent": [("smolagents", "agent")], "hybrid": [("smolagents", "agent")],
+             "som": [("smolagents", "agent")]})
+
+# lazy: these modules import smolagents-facing code only when used (PEP 562)
+__getattr__ = REASONERS.lazy_attribute(__name__)
 
 
 def default_reasoner() -> Reasoner:
@@ -43,11 +53,12 @@ def default_reasoner() -> Reasoner:
     return make_reasoner(name) if name else OfflineReasoner()
 
 
-def make_reasoner(name: str, **kwargs: Any) -> Reasoner:
+def make_reasoner(name: str, *, device: str | None = None, **kwargs: Any) -> Reasoner:
     """Build a reasoner by name.
 
     Args:
         name: ``"offline"``, ``"agent"``, ``"hybrid"`` or ``"som"``.
+        device: torch device, for reasoners that declare one (a local ``transformers`` model).
         **kwargs: passed to the class. For ``agent``/``som`` either ``model=`` (a smolagents
             ``Model``) or backend settings: ``backend=`` (``openai`` | ``transformers`` |
             ``litellm``), ``model_id=``, ``api_base=``, ``api_key_env=``, ``timeout=`` ...
@@ -60,42 +71,7 @@ def make_reasoner(name: str, **kwargs: Any) -> Reasoner:
         ValueError: unknown name.
         flowpath.errors.MissingDependencyError: ``agent``/``som`` without smolagents installed.
     """
-    key = name.strip().lower()
-    if key == "offline":
-        return OfflineReasoner(**kwargs)
-    if key in ("agent", "hybrid", "som"):
-        from flowpath.errors import require
-
-        require("smolagents", "agent", f"the {key!r} reasoner")
-        if key == "agent":
-            from flowpath.reason.agent import AgentReasoner
-
-            return AgentReasoner(**kwargs)
-        if key == "hybrid":
-            from flowpath.reason.hybrid import HybridReasoner
-
-            return HybridReasoner(**kwargs)
-        from flowpath.reason.som import SoMReasoner
-
-        return SoMReasoner(**kwargs)
-    raise ValueError(f"unknown reasoner {name!r}; expected one of {REASONERS}")
-
-
-def __getattr__(name: str) -> Any:
-    # lazy: these modules import smolagents-facing code only when used
-    if name == "AgentReasoner":
-        from flowpath.reason.agent import AgentReasoner
-
-        return AgentReasoner
-    if name == "HybridReasoner":
-        from flowpath.reason.hybrid import HybridReasoner
-
-        return HybridReasoner
-    if name == "SoMReasoner":
-        from flowpath.reason.som import SoMReasoner
-
-        return SoMReasoner
-    raise AttributeError(f"module 'flowpath.reason' has no attribute {name!r}")
+    return REASONERS.make(name, device=device, **kwargs)
 
 
 __all__ = ["AgentReasoner", "HybridReasoner", "OfflineReasoner", "QUESTION_TYPES", "REASONERS", "Reasoner", "Reasoning",

@@ -133,7 +133,7 @@ class OfflineReasoner(Reasoner):
         # a higher one for reaching further back (set on generated QA, data_gen/qa.py)
         self.scenario_threshold = min(anchor_threshold, 0.34)
         self.scenario_far_threshold = 0.5
-        self._cache: tuple[int, FlowChart, _ChartContext] | None = None
+        self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
 
     # -- public --------------------------------------------------------------------------------
     def __call__(self, request: ReasoningRequest) -> Reasoning:
@@ -158,12 +158,13 @@ class OfflineReasoner(Reasoner):
 
     # -- shared helpers -----------------------------------------------------------------------
     def _context(self, chart: FlowChart) -> _ChartContext:
-        # many questions share a chart: keep the last chart's index (identity-checked)
-        if self._cache is not None and self._cache[0] == id(chart) and self._cache[1] is chart \
-                and len(self._cache[2].index.ids) == len(chart):
+        # many questions share a chart: keep the last chart's index while that chart object
+        # holds the same content (compared by value, so an edit in place cannot go unseen)
+        content = chart.to_dict()
+        if self._cache is not None and self._cache[0] is chart and self._cache[1] == content:
             return self._cache[2]
         ctx = _ChartContext(chart)
-        self._cache = (id(chart), chart, ctx)
+        self._cache = (chart, content, ctx)
         return ctx
 
     @staticmethod

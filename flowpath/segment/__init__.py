@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from flowpath.registry import Registry
+
 if TYPE_CHECKING:  # imports for type checkers only; at run time the names load lazily
     from flowpath.models.base import Segmenter
     from flowpath.segment.classical import ClassicalSegmenter
@@ -23,46 +25,31 @@ if TYPE_CHECKING:  # imports for type checkers only; at run time the names load 
 __all__ = ["ClassicalSegmenter", "Mask2FormerSegmenter", "SEGMENTERS", "default_segmenter",
            "make_segmenter"]
 
-#: name -> "module:Class"
-SEGMENTERS = {
+SEGMENTERS: Registry[Segmenter] = Registry("segmenter", {
     "classical": "flowpath.segment.classical:ClassicalSegmenter",
     "mask2former": "flowpath.segment.mask2former:Mask2FormerSegmenter",
-}
+})
+
+# lazy attribute access keeps `import flowpath.segment` free of torch (PEP 562)
+__getattr__ = SEGMENTERS.lazy_attribute(__name__)
 
 
-def __getattr__(name: str) -> Any:
-    # lazy attribute access keeps `import flowpath.segment` free of torch (PEP 562)
-    if name == "ClassicalSegmenter":
-        from flowpath.segment.classical import ClassicalSegmenter
-
-        return ClassicalSegmenter
-    if name == "Mask2FormerSegmenter":
-        from flowpath.segment.mask2former import Mask2FormerSegmenter
-
-        return Mask2FormerSegmenter
-    raise AttributeError(f"module 'flowpath.segment' has no attribute {name!r}")
-
-
-def make_segmenter(name: str, **kwargs: Any) -> Segmenter:
+def make_segmenter(name: str, *, device: str | None = None, **kwargs: Any) -> Segmenter:
     """Build a segmenter by name.
 
     Args:
         name: ``classical`` or ``mask2former``.
-        **kwargs: passed to the class (e.g. ``model_dir=``, ``device=`` for ``mask2former``).
+        device: torch device, for segmenters that declare one (``mask2former``).
+        **kwargs: passed to the class (e.g. ``model_dir=`` for ``mask2former``).
 
     Returns:
         The segmenter.
 
     Raises:
         ValueError: unknown name.
+        flowpath.errors.MissingDependencyError: the segmenter's extra is not installed.
     """
-    import importlib
-
-    key = name.strip().lower().replace("-", "").replace("_", "")
-    if key not in SEGMENTERS:
-        raise ValueError(f"unknown segmenter {name!r}; choose one of {sorted(SEGMENTERS)}")
-    module, cls = SEGMENTERS[key].split(":")
-    return getattr(importlib.import_module(module), cls)(**kwargs)
+    return SEGMENTERS.make(name, device=device, **kwargs)
 
 
 def default_segmenter(**kwargs: Any) -> Segmenter:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from flowpath.registry import Registry
+
 if TYPE_CHECKING:  # pragma: no cover
     from flowpath.models.base import Transcriber
     from flowpath.transcribe.offline import OCRTranscriber
@@ -26,48 +28,33 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["OCRTranscriber", "Qwen2VLTranscriber", "SourceTranscriber", "TRANSCRIBERS",
            "default_transcriber", "make_transcriber"]
 
-#: name -> "module:Class"
-TRANSCRIBERS = {
+TRANSCRIBERS: Registry[Transcriber] = Registry("transcriber", {
     "ocr": "flowpath.transcribe.offline:OCRTranscriber",
     "source": "flowpath.transcribe.source:SourceTranscriber",
     "qwen2vl": "flowpath.transcribe.qwen2vl:Qwen2VLTranscriber",
-}
-_ALIASES = {"offline": "ocr", "tesseract": "ocr", "mermaid": "source", "qwen": "qwen2vl",
-            "flow2mermaid": "qwen2vl"}
+}, aliases={"offline": "ocr", "tesseract": "ocr", "mermaid": "source", "qwen": "qwen2vl",
+            "flow2mermaid": "qwen2vl"})
+
+# PEP 562 lazy attributes: `import flowpath.transcribe` loads neither OpenCV nor torch
+__getattr__ = TRANSCRIBERS.lazy_attribute(__name__)
 
 
-def __getattr__(name: str) -> Any:
-    # PEP 562 lazy attributes: `import flowpath.transcribe` loads neither OpenCV nor torch
-    for target in TRANSCRIBERS.values():
-        module, cls = target.split(":")
-        if cls == name:
-            import importlib
-
-            return getattr(importlib.import_module(module), cls)
-    raise AttributeError(f"module 'flowpath.transcribe' has no attribute {name!r}")
-
-
-def make_transcriber(name: str, **kwargs: Any) -> Transcriber:
+def make_transcriber(name: str, *, device: str | None = None, **kwargs: Any) -> Transcriber:
     """Build a transcriber by name.
 
     Args:
         name: ``ocr`` (alias ``offline``), ``source`` or ``qwen2vl``.
-        **kwargs: passed to the class (e.g. ``base=``, ``adapter=``, ``device=`` for qwen2vl).
+        device: torch device, for transcribers that declare one (``qwen2vl``).
+        **kwargs: passed to the class (e.g. ``base=``, ``adapter=`` for qwen2vl).
 
     Returns:
         The transcriber.
 
     Raises:
         ValueError: unknown name.
+        flowpath.errors.MissingDependencyError: the transcriber's extra is not installed.
     """
-    import importlib
-
-    key = name.strip().lower().replace("-", "").replace("_", "")
-    key = _ALIASES.get(key, key)
-    if key not in TRANSCRIBERS:
-        raise ValueError(f"unknown transcriber {name!r}; choose one of {sorted(TRANSCRIBERS)}")
-    module, cls = TRANSCRIBERS[key].split(":")
-    return getattr(importlib.import_module(module), cls)(**kwargs)
+    return TRANSCRIBERS.make(name, device=device, **kwargs)
 
 
 def default_transcriber(**kwargs: Any) -> Transcriber:

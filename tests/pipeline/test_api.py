@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from flowpath.errors import ImageLoadError
+from flowpath.errors import ImageLoadError, ModelError
 from flowpath.geometry import Region
 from flowpath.io import load_image, save_image
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
@@ -64,7 +64,14 @@ class _Failing(Reasoner):
     name = "failing"
 
     def __call__(self, request: ReasoningRequest) -> Reasoning:
-        raise TimeoutError("server did not answer in 30 s")
+        raise ModelError("reasoner 'failing': server did not answer in 30 s")
+
+
+class _Buggy(Reasoner):
+    name = "buggy"
+
+    def __call__(self, request: ReasoningRequest) -> Reasoning:
+        return {}["no such key"]  # a bug, not a model failure
 
 
 class _Unknown(Reasoner):
@@ -77,7 +84,14 @@ class _Unknown(Reasoner):
 def test_reasoner_failure_is_recorded_not_raised():
     fp = FlowPath(segmenter=BoxSegmenter(), transcriber=ChainTranscriber(), reasoner=_Failing())
     att = fp.attribute(draw_chart(), "q?", "a")
-    assert not att.ok and "TimeoutError" in att.error and att.node_ids == []
+    assert not att.ok and "did not answer" in att.error and att.node_ids == []
+
+
+def test_reasoner_bug_is_not_disguised_as_a_model_failure():
+    # only typed failures become an Attribution error; a bug propagates (the batch records it)
+    fp = FlowPath(segmenter=BoxSegmenter(), transcriber=ChainTranscriber(), reasoner=_Buggy())
+    with pytest.raises(KeyError):
+        fp.attribute(draw_chart(), "q?", "a")
 
 
 def test_unknown_node_ids_are_reported_and_dropped_from_regions():
@@ -153,3 +167,55 @@ def test_region_type_checked():
         ParsedChart(image_hash="x", width=3, height=3, regions={"A": (0, 0, 1, 1)},  # type: ignore[dict-item]
                     graph=None, mermaid="")  # type: ignore[arg-type]
     assert Region((0, 0, 1, 1)).area == 1
+
+
+# -- component registry (flowpath.registry): one helper behind the three stage factories ------
+
+class _WithDevice:
+    def __init__(self, *, device: str = "cpu", size: int = 1) -> None:
+        self.device, self.size = device, size
+
+
+class _WithoutDevice:
+    def __init__(self, *, size: int = 1) -> None:
+        self.size = size
+
+
+def test_registry_passes_device_only_to_components_that_declare_it():
+    from flowpath.registry import Registry
+
+    reg = Registry("widget", {"with": f"{__name__}:_WithDevice",
+                              "without": f"{__name__}:_WithoutDevice"}, aliases={"w-d": "with"})
+    assert reg.accepts("with", "device") and not reg.accepts("without", "device")
+    assert reg.make("W_D", device="cuda:1", size=3).device == "cuda:1"
+    assert reg.make("without", device="cuda:1", size=3).size == 3
+    with pytest.raises(TypeError):  # other keywords are not filtered: a typo stays an error
+        reg.make("without", colour="red")
+    with pytest.raises(ValueError, match=r"unknown widget 'nope'; choose one of \['with', 'without'\]"):
+        reg.make("nope")
+
+
+def test_registry_names_the_missing_extra():
+    from flowpath.errors import MissingDependencyError
+    from flowpath.registry import Registry
+
+    reg = Registry("widget", {"a": f"{__name__}:_WithDevice"},
+                   requires={"a": [("flowpath_no_such_package", "widgets")]})
+    with pytest.raises(MissingDependencyError, match=r"pip install 'flowpath\[widgets\]'"):
+        reg.make("a")
+
+
+def test_stage_factories_share_the_registry_and_load_lazily():
+    import flowpath.segment
+    from flowpath.reason import REASONERS
+    from flowpath.segment import SEGMENTERS, make_segmenter
+    from flowpath.transcribe import TRANSCRIBERS
+
+    assert SEGMENTERS.accepts("mask2former", "device") and not SEGMENTERS.accepts("classical", "device")
+    assert TRANSCRIBERS.resolve("tesseract") == "ocr" and "offline" in REASONERS
+    assert make_segmenter("classical", device="cuda").name == "classical"  # nothing to place
+    assert flowpath.segment.ClassicalSegmenter is type(make_segmenter("classical"))
+    with pytest.raises(AttributeError, match="Nope"):
+        flowpath.segment.Nope  # noqa: B018
+    fp = FlowPath.from_names("classical", "source", "offline", device="cpu")
+    assert fp.describe() == {"segmenter": "classical", "transcriber": "source", "reasoner": "offline"}

@@ -76,8 +76,8 @@ def test_bad_items_are_recorded_and_the_run_goes_on(folder, tmp_path):
     assert "not found" in recs["ghost"]["error"]
     assert summary["failed"] == 5 and summary["images_failed"] == ["broken.png", "nowhere.png"]
     assert json.loads((out / "summary.json").read_text())["failed"] == 5
-    assert (out / "parses" / "sub__c0.mmd").read_text().startswith("flowchart")
-    assert (out / "parses" / "sub__c0.labelled.png").is_file()
+    assert (out / "parses" / "sub%2Fc0.png.mmd").read_text().startswith("flowchart")
+    assert (out / "parses" / "sub%2Fc0.png.labelled.png").is_file()
     html = (out / "report.html").read_text()
     assert "overlays/c0_0.png" in html and "What is done after checking the value?" in html
     assert html.count('class="card err"') == 5
@@ -154,10 +154,10 @@ def test_run_parse_writes_graph_mermaid_labelled_and_resumes(folder, tmp_path):
     out = tmp_path / "parsed"
     s = run_parse(make_fp(), images, out, progress=False)
     assert (s["images"], s["ok"], s["failed"]) == (4, 3, 1)
-    d = json.loads((out / "sub__c1.json").read_text())
+    d = json.loads((out / "sub%2Fc1.png.json").read_text())
     assert list(d["regions"]) == ["A", "B", "C"] and d["graph"]["edges"]
-    assert (out / "sub__c1.mmd").is_file() and (out / "sub__c1.labelled.png").is_file()
-    assert "error" in json.loads((out / "broken.json").read_text())
+    assert (out / "sub%2Fc1.png.mmd").is_file() and (out / "sub%2Fc1.png.labelled.png").is_file()
+    assert "error" in json.loads((out / "broken.png.json").read_text())
     fp = make_fp()
     s2 = run_parse(fp, images, out, progress=False)
     assert s2["resumed"] == 3 and fp.segmenter.calls == 0 and s2["failed"] == 1

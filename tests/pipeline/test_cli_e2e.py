@@ -65,10 +65,10 @@ def test_batch_attribution_end_to_end(first_run, workdir):
     # the real pipeline finds something for most questions of these clean renders
     assert n_questions_with_nodes >= 6
     for chart in ("loan", "sum_items", "tea"):
-        parsed = json.loads((out / "parses" / f"charts__{chart}.json").read_text())
+        parsed = json.loads((out / "parses" / f"charts%2F{chart}.png.json").read_text())
         assert len(parsed["regions"]) >= 3 and parsed["graph"]["edges"]
-        assert (out / "parses" / f"charts__{chart}.mmd").read_text().startswith("flowchart")
-        assert (out / "parses" / f"charts__{chart}.labelled.png").is_file()
+        assert (out / "parses" / f"charts%2F{chart}.png.mmd").read_text().startswith("flowchart")
+        assert (out / "parses" / f"charts%2F{chart}.png.labelled.png").is_file()
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == 1 and summary["ok"] == 8
     assert summary["images_failed"] == ["charts/corrupt.png"]
@@ -117,7 +117,7 @@ def test_parse_command(workdir):
     assert code == 1  # the corrupt image
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["ok"], summary["failed"]) == (3, 1)
-    d = json.loads((out / "loan.json").read_text())
+    d = json.loads((out / "loan.png.json").read_text())
     assert d["mermaid"].startswith("flowchart") and d["regions"]
 
 
