@@ -224,7 +224,7 @@ class ConstrainedTransformersModel(TransformersModel):
         return self._token_data
 
     def _blank_tokens(self) -> set[int]:
-        if getattr(self, "_blank", None) is None:
+        if self._blank is None:
             data = self._enforcer_tokenizer_data()
             self._blank = {idx for idx, text, _ in data.regular_tokens if not text.strip() or any(c in text for c in "\n\r\t")}
         return self._blank
