@@ -19,7 +19,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from flowpath.commands.common import add_device_argument, formatter, resolve_device
+from flowpath.commands.common import (
+    add_device_argument,
+    add_llm_arguments,
+    apply_llm_arguments,
+    formatter,
+    resolve_device,
+)
 
 logger = logging.getLogger("flowpath")
 
@@ -30,7 +36,8 @@ def _add_component_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transcriber", default="default",
                    help="transcriber name (flowpath.transcribe.make_transcriber), e.g. ocr, qwen2vl")
     p.add_argument("--reasoner", default="default",
-                   help="reasoner name (flowpath.reason.make_reasoner), e.g. offline, agent, som")
+                   help="reasoner name (flowpath.reason.make_reasoner), e.g. offline, agent, hybrid, som")
+    add_llm_arguments(p)
     add_device_argument(p)
     p.add_argument("--workers", type=int, default=1,
                    help="threads; each works through whole images")
@@ -116,6 +123,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _pipeline_factory(args: argparse.Namespace) -> Any:
+    apply_llm_arguments(args)
+
     def make() -> Any:
         from flowpath.pipeline import FlowPath
 
