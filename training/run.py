@@ -1,5 +1,5 @@
 """Run bookkeeping both trainers share: the output-directory policy (refuse, resume or
-overwrite), checkpoints free of full pickles, rank-aware, and the training log."""
+overwrite), checkpoints free of pickles, rank-aware, and the training log."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 
 from training.config import CommonTrainingArguments, ConfigError
 
-#: files the Trainer writes into checkpoint-N that unpickle arbitrary objects
-#: (``training_args.bin`` is a whole pickled ``TrainingArguments``); the optimizer, scheduler
-#: and RNG state it keeps for ``--resume`` are tensors and plain containers, which the
-#: Trainer loads with ``torch.load(weights_only=True)`` (no code runs on load)
+#: the one pickle the Trainer still writes into checkpoint-N (a whole pickled
+#: ``TrainingArguments``, which resuming does not need: the run's YAML config is saved instead);
+#: the optimizer, scheduler, scaler and RNG state it keeps for ``--resume`` are written as
+#: safetensors by `training.trainer_state.SafetensorsStateTrainer`
 UNSAFE_CHECKPOINT_FILES = ("training_args.bin",)
 
 

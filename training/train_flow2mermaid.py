@@ -263,7 +263,9 @@ def train(cfg: Flow2MermaidConfig) -> dict[str, Any]:
         require(mod, "train", "Flow2Mermaid training")
     import torch
     from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
-    from transformers import Trainer, set_seed
+    from transformers import set_seed
+
+    from training.trainer_state import SafetensorsStateTrainer
 
     out = Path(cfg.output_dir)
     resume_from = prepare_run(cfg)
@@ -291,10 +293,10 @@ def train(cfg: Flow2MermaidConfig) -> dict[str, Any]:
         processor.tokenizer.save_pretrained(ckpt)
         processor.image_processor.save_pretrained(ckpt)
 
-    trainer = Trainer(model=model, args=args, train_dataset=SFTDataset(records, processor, cfg.max_length),
-                      eval_dataset=SFTDataset(eval_records, processor, cfg.max_length) if eval_records else None,
-                      data_collator=Collator(processor.tokenizer.pad_token_id),
-                      callbacks=[checkpoint_callback(complete)])
+    trainer = SafetensorsStateTrainer(
+        model=model, args=args, train_dataset=SFTDataset(records, processor, cfg.max_length),
+        eval_dataset=SFTDataset(eval_records, processor, cfg.max_length) if eval_records else None,
+        data_collator=Collator(processor.tokenizer.pad_token_id), callbacks=[checkpoint_callback(complete)])
     result = trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
     eval_metrics = trainer.evaluate() if eval_records else {}
     losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]

@@ -345,9 +345,10 @@ def train(cfg: SegTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
     script arguments) goes into the model card as the reproducing command."""
     cfg.validate()
     import torch
-    from transformers import Trainer, set_seed
+    from transformers import set_seed
 
     from flowpath.io import atomic_write_text
+    from training.trainer_state import SafetensorsStateTrainer
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -369,8 +370,8 @@ def train(cfg: SegTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
         processor.save_pretrained(str(ckpt))
         atomic_write_text(ckpt / INFERENCE_FILE, json.dumps(settings, indent=2))
 
-    trainer = Trainer(model=model, args=args, train_dataset=data, data_collator=collate,
-                      callbacks=[checkpoint_callback(complete)])
+    trainer = SafetensorsStateTrainer(model=model, args=args, train_dataset=data, data_collator=collate,
+                                      callbacks=[checkpoint_callback(complete)])
     result = trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
 
     final = out / "final"

@@ -6,7 +6,13 @@ import argparse
 import logging
 import sys
 
-from flowpath.commands.common import add_device_argument, formatter, resolve_device
+from flowpath.commands.common import (
+    add_device_argument,
+    add_llm_arguments,
+    apply_llm_arguments,
+    formatter,
+    resolve_device,
+)
 from flowpath.metrics.iou import IOU_ON
 
 logger = logging.getLogger("flowpath")
@@ -31,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--segmenter", default="default", help="segmenter name")
     p.add_argument("--transcriber", default="default", help="transcriber name")
     p.add_argument("--reasoner", default="default", help="reasoner name")
+    add_llm_arguments(p)
     add_device_argument(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -39,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from flowpath.evaluation.attribution import evaluate_attribution, markdown_report
 
+    apply_llm_arguments(args)
     device = resolve_device(args.device)
     if args.oracle:
         from flowpath.pipeline import _make

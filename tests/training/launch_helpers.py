@@ -43,9 +43,9 @@ def logged_lrs(run: Path) -> dict[int, float]:
 
 def final_scheduler_lr(checkpoint: Path) -> float:
     """The learning rate the saved scheduler would set for the next step."""
-    import torch
+    from training.trainer_state import SCHEDULER_FILE, load_state
 
-    state = torch.load(checkpoint / "scheduler.pt", weights_only=True)
+    state = load_state(checkpoint / SCHEDULER_FILE)
     return float(state["_last_lr"][0])
 
 
@@ -87,3 +87,9 @@ def assert_own_shards(record_dir: Path, items: int, epochs: int) -> None:
     for e in range(epochs):
         sa, sb = set(a[e * per_epoch:(e + 1) * per_epoch]), set(b[e * per_epoch:(e + 1) * per_epoch])
         assert not sa & sb and sa | sb == set(range(items))
+
+
+def assert_no_pickles(checkpoint: Path) -> None:
+    """A checkpoint folder holds no torch/pickle file: weights and trainer state are safetensors."""
+    pickles = sorted(p.name for p in checkpoint.rglob("*") if p.suffix in {".pt", ".pth", ".bin", ".pkl"})
+    assert not pickles, f"pickle files in {checkpoint}: {pickles}"

@@ -14,6 +14,7 @@ import pytest
 from tests.markers import require_transformers
 from tests.training.launch_helpers import (
     assert_lr_on_schedule,
+    assert_no_pickles,
     assert_own_shards,
     final_scheduler_lr,
     interrupted_copy,
@@ -82,9 +83,9 @@ def test_checkpoints_are_written_once_and_load_as_segmenters(two_process_run):
     names = sorted(p.name for p in run.glob("checkpoint-*"))
     assert names == [f"checkpoint-{k}" for k in range(1, 5)]
     for ck in run.glob("checkpoint-*"):
-        assert len(list(ck.glob("*.safetensors"))) == 1
-        assert {p.name for p in ck.glob("rng_state*")} == {"rng_state_0.pth", "rng_state_1.pth"}
-        assert not (ck / "training_args.bin").exists()
+        assert (ck / "model.safetensors").is_file()
+        assert {p.name for p in ck.glob("rng_state*")} == {"rng_state_0.safetensors", "rng_state_1.safetensors"}
+        assert_no_pickles(ck)
     seg = Mask2FormerSegmenter(run / "checkpoint-2", score_threshold=0.0)
     assert seg.short_side == 64
     seg([np.full((90, 200, 3), 255, np.uint8)])
