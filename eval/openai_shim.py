@@ -21,6 +21,13 @@ To serve a vision-language model (e.g. for a served-VLM transcriber), pass a mod
 images and ``vision=True``: ``image_url`` parts with ``data:`` URLs are decoded into PIL images in
 `to_chat_messages`, which is the one place that knows the request's content format. Requests
 are answered one at a time (a local model is not thread-safe).
+
+``--flow2mermaid`` serves a Qwen2-VL Flow2Mermaid directory instead (`flow2mermaid_chat_model`):
+a CPU stand-in for ``vllm serve MERGED_DIR`` that the served transcriber's tests talk to:
+
+    python eval/openai_shim.py --flow2mermaid --model runs/f2m/merged --name flow2mermaid --port 8000
+    flowpath parse charts/ --out out/ --transcriber served \
+        --transcriber-arg url=http://127.0.0.1:8000/v1 --transcriber-arg model=flow2mermaid
 """
 
 from __future__ import annotations
@@ -65,6 +72,35 @@ def _data_url_image(url: str) -> Any:
     if not url.startswith("data:"):
         raise ValueError("only data: image URLs are served (the shim fetches nothing)")
     return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB")
+
+
+def flow2mermaid_chat_model(base: str, adapter: str | None = None, **kwargs: Any) -> Any:
+    """A smolagents ``Model`` that answers an image + prompt user turn with a Qwen2-VL Flow2Mermaid
+    directory (`flowpath.transcribe.qwen2vl.Qwen2VLTranscriber.generate_batch`), greedily, as
+    ``vllm serve`` does at temperature 0. Built by a function so importing this module stays free
+    of smolagents and torch; ``kwargs`` go to the transcriber (``device``, pixel budget)."""
+    from smolagents import ChatMessage, MessageRole, Model
+
+    from flowpath.transcribe.qwen2vl import Qwen2VLTranscriber
+
+    class _Model(Model):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__(model_id=str(base))
+            self.transcriber = Qwen2VLTranscriber(base, adapter, decodings=[{"do_sample": False}], **kwargs)
+
+        def generate(self, messages: list[Any], stop_sequences: list[str] | None = None,
+                     response_format: dict[str, Any] | None = None, tools_to_call_from: list[Any] | None = None,
+                     max_new_tokens: int = 1024, **kw: Any) -> Any:
+            images = [p["image"] for m in messages if isinstance(m.content, list) for p in m.content
+                      if p.get("type") == "image"]
+            text = "\n".join(p["text"] for m in messages if isinstance(m.content, list) for p in m.content
+                             if p.get("type") == "text")
+            if len(images) != 1:
+                raise ValueError(f"a Flow2Mermaid request carries exactly one image, got {len(images)}")
+            out = self.transcriber.generate_batch(images, [max_new_tokens], prompt=text or None, do_sample=False)
+            return ChatMessage(role=MessageRole.ASSISTANT, content=out[0])
+
+    return _Model()
 
 
 def tools_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -183,10 +219,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", required=True, help="local model directory or .gguf file")
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--name", default="shim", help="model id reported to clients")
+    parser.add_argument("--flow2mermaid", action="store_true",
+                        help="--model is a Qwen2-VL Flow2Mermaid directory (the served transcriber's model)")
     args = parser.parse_args(argv)
     from flowpath.reason.backends import local_model
 
-    shim = OpenAIShim(local_model(args.model), model_name=args.name, port=args.port)
+    if args.flow2mermaid:
+        shim = OpenAIShim(flow2mermaid_chat_model(args.model), model_name=args.name, vision=True, port=args.port)
+    else:
+        shim = OpenAIShim(local_model(args.model), model_name=args.name, port=args.port)
     print(f"serving {args.model} at {shim.url}", flush=True)
     try:
         shim.server.serve_forever()

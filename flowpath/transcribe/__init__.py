@@ -38,7 +38,7 @@ TRANSCRIBERS: Registry[Transcriber] = Registry("transcriber", {
     "served": "flowpath.transcribe.served:ServedVLMTranscriber",
 }, aliases={"offline": "ocr", "tesseract": "ocr", "mermaid": "source", "qwen": "qwen2vl",
             "flow2mermaid": "qwen2vl", "vlm": "served", "openai": "served", "vllm": "served"},
-   requires={"served": [("openai", "agent")]})
+   requires={"served": [("openai", "agent"), ("smolagents", "agent")]})
 
 # PEP 562 lazy attributes: `import flowpath.transcribe` loads neither OpenCV nor torch
 __getattr__ = TRANSCRIBERS.lazy_attribute(__name__)

@@ -409,7 +409,8 @@ class Qwen2VLTranscriber(Transcriber):
         """One generation for one image with the full ``max_new_tokens``; returns the new text."""
         return self.generate_batch([image], [self.max_new_tokens], **decoding)[0]
 
-    def generate_batch(self, images: list[Any], budgets: list[int], **decoding: Any) -> list[str]:
+    def generate_batch(self, images: list[Any], budgets: list[int], *, prompt: str | None = None,
+                       **decoding: Any) -> list[str]:
         """One ``generate`` call over several images.
 
         Args:
@@ -417,6 +418,7 @@ class Qwen2VLTranscriber(Transcriber):
             budgets: per image, its most new tokens; the call runs to the largest and each
                 output is cut at its own budget (greedy decoding gives each row the same tokens
                 as alone).
+            prompt: the instruction (default: the transcriber's, as in training).
             **decoding: generation settings (``do_sample``, ``temperature``, ...).
 
         Returns:
@@ -426,7 +428,7 @@ class Qwen2VLTranscriber(Transcriber):
         from PIL import Image
 
         pils = [Image.fromarray(im) if not isinstance(im, Image.Image) else im for im in images]
-        text = render_chat(self.processor, chat_messages(self.prompt), add_generation_prompt=True)
+        text = render_chat(self.processor, chat_messages(prompt or self.prompt), add_generation_prompt=True)
         inputs = self.processor(text=[text] * len(pils), images=pils, padding=True,
                                 return_tensors="pt").to(self.device)
         tok = self.processor.tokenizer

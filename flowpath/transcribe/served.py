@@ -4,8 +4,12 @@ How Qwen2-VL is served at scale: ``vllm serve`` (or SGLang, a llama.cpp server, 
 on the merged Flow2Mermaid directory, then this transcriber sends each letter-labelled image (a
 ``data:`` URL ``image_url`` part) with the Flow2Mermaid prompt, and validates, retries and
 repairs the answers exactly as `flowpath.transcribe.qwen2vl.Qwen2VLTranscriber` does (the loop is
-`flowpath.transcribe.qwen2vl.transcribe_with_retries`). Requests run ``batch_size`` at a time,
-each with its own timeout, all within a total deadline per call.
+`flowpath.transcribe.qwen2vl.transcribe_with_retries`). Requests run ``batch_size`` at a time.
+
+The client is the reasoners' one (`flowpath.reason.backends.make_model`, backend ``openai``): its
+`flowpath.reason.llm_models.GuardedModel` bounds each request by a total deadline (a server that
+trickles bytes is cut off too) and stops calling a server that failed ``max_failures`` times in a
+row; this class adds a deadline for a whole call over all its charts.
 
 Settings not passed are read from the environment: ``FLOWPATH_VLM_URL``, ``FLOWPATH_VLM_MODEL``,
 ``FLOWPATH_VLM_KEY_ENV`` (name of the variable holding the API key, default ``OPENAI_API_KEY``).
@@ -16,8 +20,6 @@ Settings not passed are read from the environment: ``FLOWPATH_VLM_URL``, ``FLOWP
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,16 +38,6 @@ SERVED_DECODINGS: tuple[dict[str, Any], ...] = (
 )
 
 
-def image_data_url(image: Any) -> str:
-    """A PNG ``data:`` URL of an RGB array or PIL image (what chat APIs take as ``image_url``)."""
-    from PIL import Image
-
-    pil = Image.fromarray(image) if not isinstance(image, Image.Image) else image
-    buf = io.BytesIO()
-    pil.convert("RGB").save(buf, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 class ServedVLMTranscriber(Transcriber):
     """Flow2Mermaid by a vision-language model behind an OpenAI-compatible chat endpoint.
 
@@ -56,12 +48,14 @@ class ServedVLMTranscriber(Transcriber):
             itself); a local server without auth works with it unset.
         batch_size: requests in flight at once (``flowpath parse --batch-size``); the server
             batches concurrent requests itself (vLLM, SGLang: continuous batching).
-        timeout_s: per-request timeout in seconds.
+        timeout_s: per-request deadline in seconds, the whole answer included.
         deadline_s: total seconds for one call over all its charts and attempts; requests not
             started by then fail with a message saying so.
         max_new_tokens: the most tokens per answer; each chart asks for
             `flowpath.transcribe.qwen2vl.token_budget` of its node count.
         max_retries: the client's own retries of a failed connection, per request.
+        max_failures: after this many failed requests in a row the server is not called again
+            in this run (``0``: never give up).
         decodings: request settings tried in order (see `SERVED_DECODINGS`).
         prompt: the instruction; must match the one the model was trained with.
 
@@ -73,11 +67,11 @@ class ServedVLMTranscriber(Transcriber):
 
     def __init__(self, url: str | None = None, model: str | None = None, *, api_key_env: str | None = None,
                  batch_size: int = 4, timeout_s: float = 120.0, deadline_s: float = 3600.0,
-                 max_new_tokens: int = 1024, max_retries: int = 1,
+                 max_new_tokens: int = 1024, max_retries: int = 1, max_failures: int = 3,
                  decodings: list[dict[str, Any]] | tuple[dict[str, Any], ...] = SERVED_DECODINGS,
                  prompt: str = FLOW2MERMAID_PROMPT) -> None:
         require("openai", "agent", "ServedVLMTranscriber")
-        from openai import OpenAI
+        from flowpath.reason.backends import make_model
 
         self.url = url or os.environ.get("FLOWPATH_VLM_URL")
         self.model = model or os.environ.get("FLOWPATH_VLM_MODEL")
@@ -88,9 +82,12 @@ class ServedVLMTranscriber(Transcriber):
         if int(batch_size) < 1 or timeout_s <= 0 or deadline_s <= 0:
             raise ValueError(f"ServedVLMTranscriber: batch_size must be >= 1 and timeouts > 0, got "
                              f"batch_size={batch_size}, timeout_s={timeout_s}, deadline_s={deadline_s}")
-        key = os.environ.get(api_key_env or os.environ.get("FLOWPATH_VLM_KEY_ENV", "OPENAI_API_KEY"))
-        self.client = OpenAI(base_url=self.url, api_key=key or "not-needed", timeout=float(timeout_s),
-                             max_retries=int(max_retries))
+        # temperature=None: each request's decoding sets it (a model default would override it)
+        self.client = make_model("openai", model_id=self.model, api_base=self.url,
+                                 api_key_env=api_key_env or os.environ.get("FLOWPATH_VLM_KEY_ENV", "OPENAI_API_KEY"),
+                                 timeout=float(timeout_s), max_retries=int(max_retries),
+                                 max_failures=int(max_failures), images=True, structured=False,
+                                 temperature=None, max_new_tokens=int(max_new_tokens))
         self.batch_size = int(batch_size)
         self.timeout_s = float(timeout_s)
         self.deadline_s = float(deadline_s)
@@ -126,16 +123,16 @@ class ServedVLMTranscriber(Transcriber):
         if left <= 0:
             return ModelError(f"{self.describe_endpoint()}: total deadline of {self.deadline_s:g} s passed "
                               "before this chart's request was sent")
-        messages = [{"role": "user", "content": [
-            {"type": "image_url", "image_url": {"url": image_data_url(chart.labelled_image)}},
-            {"type": "text", "text": self.prompt}]}]
+        from PIL import Image
+        from smolagents import ChatMessage, MessageRole
+
+        image = chart.labelled_image
+        pil = image if isinstance(image, Image.Image) else Image.fromarray(image)
+        message = ChatMessage(role=MessageRole.USER, content=[{"type": "image", "image": pil},
+                                                              {"type": "text", "text": self.prompt}])
         try:
-            resp = self.client.chat.completions.create(
-                model=self.model, messages=messages,  # type: ignore[arg-type]
-                max_tokens=token_budget(len(chart.regions), self.max_new_tokens),
-                timeout=min(self.timeout_s, left), **decoding)
-        except Exception as exc:  # openai's connection, timeout and status errors: name the endpoint
+            reply = self.client.generate([message], max_tokens=token_budget(len(chart.regions), self.max_new_tokens),
+                                         **decoding)
+        except Exception as exc:  # connection, status, deadline, open circuit: name the endpoint
             return ModelError(f"{self.describe_endpoint()} failed: {type(exc).__name__}: {exc}")
-        if not resp.choices:
-            return ModelError(f"{self.describe_endpoint()} returned no choices")
-        return resp.choices[0].message.content or ""
+        return reply.content if isinstance(reply.content, str) else ""
