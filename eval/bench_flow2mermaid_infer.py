@@ -76,7 +76,7 @@ def main() -> int:
 
     import torch
 
-    from flowpath.transcribe import make_transcriber
+    from flowpath.transcribe.qwen2vl import Qwen2VLTranscriber
 
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,7 +84,7 @@ def main() -> int:
         charts = synthetic_charts(args.charts)
         kw = dict(base=base, adapter=args.adapter, device=args.device, quantization=args.quantization,
                   max_new_tokens=args.max_new_tokens, decodings=[{"do_sample": False}])
-        tr = make_transcriber("qwen2vl", batch_size=1, **kw)
+        tr = Qwen2VLTranscriber(batch_size=1, **kw)
         timed(tr, charts[:1])  # warm-up: first-call allocations are not the steady state
         one, w1, c1 = timed(tr, charts)
         tr.batch_size = args.batch_size
