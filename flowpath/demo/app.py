@@ -39,6 +39,9 @@ _CSS = """
 #fp-status .fp-error{color:#b00020;font-weight:600;white-space:pre-wrap}
 #fp-status .fp-note{color:#666;font-size:.9em}
 .fp-mermaid-view svg{max-width:100%;height:auto}
+table.fp-nodes{border-collapse:collapse;width:100%;font-size:.9em}
+table.fp-nodes th,table.fp-nodes td{border-bottom:1px solid #ddd;padding:.25em .5em;text-align:left}
+table.fp-nodes tr.fp-chosen{background:#dbe8ff;font-weight:600}
 """
 
 # Runs in the browser each time the Mermaid text changes: draw it with the locally served
@@ -150,16 +153,23 @@ def _status_html(res: DemoAnswer) -> str:
             f"{att.timings.get('reason', 0.0):.2f} s ({_esc(comps)})</p>")
 
 
-def _node_rows(res: DemoAnswer) -> list[list[str]]:
+def _nodes_html(res: DemoAnswer) -> str:
+    """The node list as an HTML table: letter, text, shape, and whether it was attributed.
+    (A plain table: Gradio's Dataframe would load pandas, matplotlib and pyarrow on the first
+    question, about a second of CPU.)"""
     chosen = set(res.attribution.node_ids)
     graph = res.parsed.graph
     ids = list(res.parsed.regions) + [n for n in graph.nodes if n not in res.parsed.regions]
     rows = []
     for n in ids:
         node = graph.nodes.get(n)
-        rows.append([n, node.text if node else "(not in the transcribed graph)",
-                     node.shape if node else "", "yes" if n in chosen else ""])
-    return rows
+        text = node.text if node else "(not in the transcribed graph)"
+        mark = " class='fp-chosen'" if n in chosen else ""
+        rows.append(f"<tr{mark}><td>{_esc(n)}</td><td>{_esc(text)}</td>"
+                    f"<td>{_esc(node.shape if node else '')}</td>"
+                    f"<td>{'yes' if n in chosen else ''}</td></tr>")
+    return ("<table class='fp-nodes'><thead><tr><th>letter</th><th>text</th><th>shape</th>"
+            f"<th>attributed</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def build_app(backend: DemoBackend, *, examples: Path | None = None,
@@ -188,9 +198,9 @@ def build_app(backend: DemoBackend, *, examples: Path | None = None,
             if not isinstance(exc, (ValueError, FileNotFoundError)):
                 logger.exception("demo question failed")
             msg = describe_error(exc)
-            return (f"<p class='fp-error'>{_esc(msg)}</p>", None, None, [], [], "", "")
+            return (f"<p class='fp-error'>{_esc(msg)}</p>", None, None, "", [], "", "")
         return (_status_html(res), res.attribution.overlay(), res.parsed.labelled_image,
-                _node_rows(res), res.attribution.trace, res.parsed.mermaid, res.parsed.mermaid)
+                _nodes_html(res), res.attribution.trace, res.parsed.mermaid, res.parsed.mermaid)
 
     with gr.Blocks(title="flowpath demo", analytics_enabled=False) as app:
         gr.Markdown("# flowpath: which flowchart nodes ground a statement?\n"
@@ -219,8 +229,7 @@ def build_app(backend: DemoBackend, *, examples: Path | None = None,
                         labelled = gr.Image(label="Letter-labelled image", format="png",
                                             type="numpy", interactive=False, height=640,
                                             elem_id="fp-labelled")
-                nodes = gr.Dataframe(headers=["letter", "text", "shape", "attributed"],
-                                     label="Nodes", interactive=False, elem_id="fp-nodes")
+                nodes = gr.HTML("", label="Nodes", elem_id="fp-nodes")
                 with gr.Accordion("Reasoner trace", open=False):
                     trace = gr.JSON(label="Trace", elem_id="fp-trace")
                 with gr.Accordion("Transcribed Mermaid", open=False):
@@ -242,7 +251,8 @@ def build_app(backend: DemoBackend, *, examples: Path | None = None,
 def launch_demo(*, host: str = "127.0.0.1", port: int | None = None, share: bool = False,
                 max_upload_mb: float = 10.0, max_pixels: int | None = None, device: str = "auto",
                 examples: str | os.PathLike | None = None,
-                mermaid_js: str | os.PathLike | None = None, block: bool = True) -> Any:
+                mermaid_js: str | os.PathLike | None = None, warm_up: bool = True,
+                block: bool = True) -> Any:
     """Build the backend and the page and serve it.
 
     Args:
@@ -254,6 +264,8 @@ def launch_demo(*, host: str = "127.0.0.1", port: int | None = None, share: bool
         device: torch device for learned components.
         examples: examples folder (default: the source checkout's ``examples/``).
         mermaid_js: local ``mermaid.min.js`` (default: `find_mermaid_js`).
+        warm_up: start the default components on a drawn chart before serving
+            (`DemoBackend.warm_up`), so the first question is answered at full speed.
         block: serve until interrupted; False returns the running app (``app.close()`` stops it).
 
     Returns:
@@ -263,6 +275,15 @@ def launch_demo(*, host: str = "127.0.0.1", port: int | None = None, share: bool
         raise ValueError(f"--max-upload-mb must be positive, got {max_upload_mb}")
     gr = _require_gradio()
     backend = DemoBackend(max_pixels=max_pixels, device=device)
+    if warm_up:
+        logger.info("components warmed up in %.2f s", backend.warm_up())
+        # Gradio sets matplotlib's backend around every event (gradio.utils.
+        # MatplotlibBackendMananger), importing matplotlib on the first one: about half a
+        # second of CPU better spent before the first question than during it
+        manager = getattr(gr.utils, "MatplotlibBackendMananger", None)
+        if manager is not None:
+            with manager():
+                pass
     js = find_mermaid_js(mermaid_js)
     app = build_app(backend, examples=find_examples(examples), mermaid_js=js)
     app.queue(default_concurrency_limit=1)  # one question at a time: the machine's cores go to it
