@@ -105,14 +105,22 @@ def test_unknown_or_unavailable_component_is_a_clear_error(backend):
 
 
 def test_demo_help_documents_every_flag(capsys):
-    from flowpath.cli import build_parser
+    import argparse
 
-    parser = build_parser()
-    demo = next(a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == "demo")[1]
-    flags = [a for a in demo._actions if a.option_strings and a.dest != "help"]
+    from flowpath.cli import main
+    from flowpath.commands import demo as demo_command
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    demo_command.register(sub)
+    flags = [a for a in sub.choices["demo"]._actions if a.option_strings and a.dest != "help"]
     assert {"--host", "--port", "--share", "--max-upload-mb"} <= {s for a in flags for s in a.option_strings}
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
     for action in flags:
-        assert action.help and len(action.help) > 15, action.option_strings
+        assert action.help and " ".join(action.help.split()) in text, action.option_strings
+    assert "(default: 127.0.0.1)" in text
     host = next(a for a in flags if "--host" in a.option_strings)
     share = next(a for a in flags if "--share" in a.option_strings)
     assert host.default == "127.0.0.1" and share.default is False
