@@ -18,8 +18,10 @@ import pytest
 
 from tests.markers import REPO_ROOT, require_chromium, require_tesseract
 
+# slow: about 27 s of CPU (Gradio start-up and warm-up, Chromium, two parses); 80 s wall on the
+# shared 2-core machine at load 25, so marked slow (it still runs in CI)
 pytestmark = [
-    require_chromium, require_tesseract, pytest.mark.chromium,
+    require_chromium, require_tesseract, pytest.mark.chromium, pytest.mark.slow,
     pytest.mark.skipif(find_spec("gradio") is None, reason="needs gradio (flowpath[demo])"),
     pytest.mark.skipif(find_spec("playwright") is None, reason="needs playwright (flowpath[gen])"),
 ]
