@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from flowpath.mermaid import parse_mermaid
-from flowpath.models.base import ReasoningRequest
+from flowpath.models.base import Reasoner, ReasoningRequest
 from flowpath.reason import classify_question, make_reasoner
 
 
@@ -58,11 +59,11 @@ def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
 
 
 def run(bench: Path, reasoner_name: str = "offline", limit: int | None = None, noise: float = 0.0,
-        seed: int = 0) -> dict[str, Any]:
+        seed: int = 0, reasoner: Reasoner | None = None) -> dict[str, Any]:
     """Score a reasoner on a benchmark-layout folder in oracle mode (optionally with noisy node
-    texts, ``noise`` = per-character error rate)."""
+    texts, ``noise`` = per-character error rate); ``reasoner`` overrides ``reasoner_name``."""
     rng = random.Random(seed)
-    reasoner = make_reasoner(reasoner_name)
+    reasoner = reasoner or make_reasoner(reasoner_name)
     questions = [json.loads(line) for line in (bench / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     if limit:
         questions = questions[:limit]
@@ -112,12 +113,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--json", type=Path, default=None, help="write the full report (with per-question records)")
     p.add_argument("--errors", type=int, default=0, help="print this many mismatching questions")
+    p.add_argument("--semantic", choices=["auto", "on", "off"], default="auto",
+                   help="offline reasoner: embedding similarity (the semantic extra) when installed / required / never")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
     if not (args.bench / "questions.jsonl").is_file():
         p.error(f"{args.bench}: no questions.jsonl")
-    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise)
+    reasoner = None
+    if args.reasoner == "offline":
+        from flowpath.reason import OfflineReasoner
+
+        reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic])
+    cpu0 = time.process_time()
+    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise, reasoner=reasoner)
+    cpu = time.process_time() - cpu0
     print(f"{rep['bench']}  reasoner={rep['reasoner']}  noise={args.noise}  questions={rep['questions']}  "
           f"type-recognition accuracy={rep['type_accuracy']:.3f}")
     print(f"{'slice':<22}{'n':>6}{'P':>8}{'R':>8}{'F1':>8}{'exact':>8}")
@@ -127,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{100 * s['f1']:>8.2f}{100 * s['exact_match']:>8.1f}")
     t = rep["ms_per_question"]
     print(f"reasoning time per question: mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms")
+    semantic = getattr(reasoner, "semantic", None)
+    print(f"embedding model loaded: {bool(semantic)}; CPU seconds {cpu:.1f} (model load included); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     shown = 0
     for r in rep["records"]:
         if shown >= args.errors:
