@@ -150,6 +150,7 @@ class OfflineReasoner(Reasoner):
         self.scenario_far_threshold = 0.5
         # how strongly a story must mention a decision to settle it (generated QA, --hard)
         self.settle_threshold = 0.5
+        self.fact_branch_boost = 0.2
         self._cache: tuple[int, FlowChart, _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -358,9 +359,24 @@ class OfflineReasoner(Reasoner):
         if q[qa] >= 0.6:
             for n in set(chart.successors(qa)) | set(chart.predecessors(qa)):
                 s[n] += 0.08
+        # a question that settles a decision ("what happens if the glue is not dry?") asks
+        # for the step on the branch it takes
+        branch_of: dict[str, str] = {}
+        if self.fact_branch_boost > 0:
+            from flowpath.reason.branches import branch_taken
+
+            for d in ctx.index.ids:
+                if q[d] >= self.settle_threshold and chart_kind(ctx, d) == "decision":
+                    taken = branch_taken(chart.nodes[d].text or "", question)
+                    for e in chart.out_edges(d):
+                        if taken is not None and e.condition == taken:
+                            s[e.target] += self.fact_branch_boost
+                            branch_of.setdefault(e.target, d)
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         ids = [best]
         why = f"{best} states the answer"
+        if best in branch_of:
+            return [branch_of[best], best], why + f"; the question settles {branch_of[best]}, whose branch leads here"
         if _CONDITION_CUE.search(question) or _CONDITION_CUE.search(answer):
             # the condition under which the answer holds sits on a neighbouring decision:
             # either the answer node is a branch of a decision the question names, or the
