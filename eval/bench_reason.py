@@ -137,8 +137,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{100 * s['f1']:>8.2f}{100 * s['exact_match']:>8.1f}")
     t = rep["ms_per_question"]
     print(f"reasoning time per question: mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms")
-    semantic = getattr(reasoner, "semantic", None)
-    print(f"embedding model loaded: {bool(semantic)}; CPU seconds {cpu:.1f} (model load included); "
+    loaded = getattr(reasoner, "_encoder", None) is not None
+    print(f"embedding model loaded: {loaded}; CPU seconds {cpu:.1f} (model load included); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     shown = 0
     for r in rep["records"]:

@@ -130,8 +130,15 @@ class SentenceEncoder:
         torch = self._torch
         batch = self.tokenizer([t or " " for t in texts], padding=True, truncation=True,
                                max_length=self.max_length, return_tensors="pt")
-        with torch.inference_mode():
-            hidden = self.model(**batch).last_hidden_state
+        # a few short texts gain nothing from intra-op threads, and on a busy 2-core machine
+        # two spinning threads cost ~10x the CPU of one (eval/bench_reason.py figures)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with torch.inference_mode():
+                hidden = self.model(**batch).last_hidden_state
+        finally:
+            torch.set_num_threads(threads)
         mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
         pooled = torch.nn.functional.normalize(pooled, dim=-1)
