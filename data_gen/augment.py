@@ -16,7 +16,11 @@ import numpy as np
 
 def _affine_points(pts: list[list[float]], m: np.ndarray) -> list[list[float]]:
     a = np.asarray(pts, dtype=float).reshape(-1, 2)
-    b = a @ m[:, :2].T + m[:, 2]
+    if m.shape == (3, 3):  # a homography (perspective): divide by w
+        h = a @ m[:, :2].T + m[:, 2]
+        b = h[:, :2] / h[:, 2:3]
+    else:
+        b = a @ m[:, :2].T + m[:, 2]
     return [[round(float(x), 2), round(float(y), 2)] for x, y in b]
 
 
@@ -30,7 +34,9 @@ def _affine_box(box: list[float] | None, m: np.ndarray) -> list[float] | None:
 
 
 def transform_annotations(ann: dict[str, Any], m: np.ndarray, width: int, height: int) -> dict[str, Any]:
-    """Apply the 2x3 affine ``m`` (pixel -> pixel) to node/edge/cluster annotations."""
+    """Apply the 2x3 affine or 3x3 projective ``m`` (pixel -> pixel) to node/edge/cluster
+    annotations. Node outlines are polygons, and a projective map keeps straight lines straight,
+    so mapping their vertices maps the regions exactly."""
     out = {"nodes": {}, "edges": [], "clusters": []}
     for nid, n in ann["nodes"].items():
         poly = _affine_points(n["polygon"], m)
@@ -49,13 +55,17 @@ def transform_annotations(ann: dict[str, Any], m: np.ndarray, width: int, height
 
 
 def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: tuple[float, float] = (0.6, 1.15),
-            max_rotation: float = 1.5) -> tuple[np.ndarray, dict[str, Any]]:
+            max_rotation: float = 1.5, p_jpeg: float = 0.5, quality: tuple[int, int] = (35, 90),
+            fill: tuple[int, int, int] = (255, 255, 255)) -> tuple[np.ndarray, dict[str, Any]]:
     """Randomly rescale, rotate slightly, blur, add noise, change contrast and JPEG-compress.
 
     Args:
         img: RGB uint8 ``(H, W, 3)``.
         ann: ``{"nodes", "edges", "clusters"}`` in pixels (see `data_gen.raster.annotate`).
         rng: seeded generator.
+        scale, max_rotation: ranges of the geometric steps.
+        p_jpeg, quality: chance of JPEG re-compression and its quality range.
+        fill: colour of the canvas a rotation uncovers (the chart's paper).
 
     Returns:
         ``(image, annotations)`` with annotations in the new image's pixels.
@@ -73,7 +83,7 @@ def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: 
     if rng.random() < 0.35 and max_rotation > 0:
         deg = rng.uniform(-max_rotation, max_rotation)
         w, h = im.size
-        im = im.rotate(deg, resample=Image.BICUBIC, expand=True, fillcolor=(255, 255, 255))
+        im = im.rotate(deg, resample=Image.BICUBIC, expand=True, fillcolor=fill)
         # PIL rotates counter-clockwise about the centre and then expands the canvas
         t = math.radians(deg)
         c, s_ = math.cos(t), math.sin(t)
@@ -88,9 +98,9 @@ def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: 
     if rng.random() < 0.4:
         arr = arr + np.random.default_rng(rng.randrange(2**31)).normal(0, rng.uniform(2, 8), arr.shape)
     arr = np.clip(arr, 0, 255).astype(np.uint8)
-    if rng.random() < 0.5:
+    if rng.random() < p_jpeg:
         buf = io.BytesIO()
-        Image.fromarray(arr).save(buf, format="JPEG", quality=rng.randint(35, 90))
+        Image.fromarray(arr).save(buf, format="JPEG", quality=rng.randint(*quality))
         arr = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))
     m = np.asarray(m)[:2]
     return arr, transform_annotations(ann, m, arr.shape[1], arr.shape[0])

@@ -13,8 +13,16 @@ import logging
 import sys
 from pathlib import Path
 
-from data_gen.pipeline import OUTPUTS, GenConfig, default_workers, file_jobs, procedural_jobs, run
-from data_gen.styles import FAMILIES
+from data_gen.pipeline import (
+    OUTPUTS,
+    RENDERERS,
+    GenConfig,
+    default_workers,
+    file_jobs,
+    procedural_jobs,
+    run,
+)
+from data_gen.styles import FAMILIES, PAPER_FAMILIES
 
 
 def _csv(kind: tuple[str, ...]):
@@ -41,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=default_workers(),
                    help="rasterise/write processes running alongside the browser (0: inline)")
-    p.add_argument("--styles", type=_csv(FAMILIES), default=FAMILIES, help="style families, round-robin")
+    p.add_argument("--styles", type=_csv(FAMILIES), default=PAPER_FAMILIES,
+                   help="style families, round-robin (also: wild, handdrawn)")
     p.add_argument("--split", choices=("train", "eval"), default="train",
                    help="palette pool: train and eval palettes are disjoint")
     p.add_argument("--min-nodes", type=int, default=3)
@@ -53,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--augment", type=float, default=0.0, help="fraction of charts with photometric augmentation")
     p.add_argument("--random-text", type=float, default=0.0, help="fraction of charts with random-text labels")
     p.add_argument("--graphviz", type=float, default=0.0, help="fraction of charts laid out by Graphviz dot")
+    p.add_argument("--renderers", type=_csv(RENDERERS), default=("mermaid",),
+                   help="diagram engines, crossed with the style families: chart i gets family i %% F and "
+                        "renderer (i // F) %% R (plantuml: Debian plantuml activity diagrams)")
+    p.add_argument("--photo", type=float, default=0.0,
+                   help="fraction of charts put through the photo/scan pass (paper, light, perspective, desk)")
     p.add_argument("--rasterizer", choices=("cairo", "browser"), default="browser",
                    help="browser: Chromium screenshots the live SVG (measured ~2.5x less CPU a chart); "
                         "cairo: cairosvg in the worker processes from the style-baked SVG")
@@ -106,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
                         styles=args.styles, split=args.split, min_nodes=args.min_nodes,
                         max_nodes=args.max_nodes, outputs=args.outputs, scale=args.scale,
                         max_width=args.max_width, augment=args.augment, random_text=args.random_text,
-                        graphviz=args.graphviz, rasterizer=args.rasterizer, prefix=args.prefix)
+                        graphviz=args.graphviz, renderers=args.renderers, photo=args.photo,
+                        rasterizer=args.rasterizer, prefix=args.prefix)
         jobs = None
         if args.input:
             missing = [str(p) for p in args.input if not p.exists()]

@@ -34,7 +34,8 @@ def to_dot(chart: FlowChart, style: StyleSpec, rng: random.Random) -> str:
     lines = [
         "digraph G {",
         f'  graph [rankdir={_RANKDIR.get(chart.direction, "TB")}, splines={splines}, '
-        f'nodesep={rng.uniform(0.25, 0.7):.2f}, ranksep={rng.uniform(0.3, 0.8):.2f}, bgcolor="white", pad=0.2];',
+        f'nodesep={rng.uniform(0.25, 0.7):.2f}, ranksep={rng.uniform(0.3, 0.8):.2f}, '
+        f'bgcolor={_q(style.background or "white")}, pad=0.2];',
         f'  node [fontname={_q(style.font)}, fontsize={style.font_size - 2}, style="filled", '
         f'fillcolor={_q(style.fills[0] if style.fills else "#ececff")}, color={_q(style.stroke or "#333333")}, '
         f'penwidth={style.stroke_width}, margin="0.15,0.08"];',
@@ -57,8 +58,15 @@ def to_dot(chart: FlowChart, style: StyleSpec, rng: random.Random) -> str:
             attrs.append("peripheries=2")
         if node.shape == "lean_left":
             attrs += ["sides=4", "skew=-0.3"]
-        if style.node_colours.get(node.id):
-            attrs.append(f"fillcolor={_q(style.node_colours[node.id])}")
+        colour = style.node_colours.get(node.id)
+        if colour and style.gradient:  # Graphviz's own linear gradient, light at the top
+            from data_gen.styles import _shade, _tint
+
+            attrs += [f"fillcolor={_q(_tint(colour, 0.5) + ':' + _shade(colour, 0.8))}", "gradientangle=270"]
+        elif colour:
+            attrs.append(f"fillcolor={_q(colour)}")
+        if colour and style.family == "wild":
+            attrs.append(f"color={_q(_shade_of(colour))}")
         lines.append(f"  {_q(node.id)} [{', '.join(attrs)}];")
     for e in chart.edges:
         attrs = []
@@ -72,6 +80,12 @@ def to_dot(chart: FlowChart, style: StyleSpec, rng: random.Random) -> str:
     lines.append("}")
     del in_sub
     return "\n".join(lines)
+
+
+def _shade_of(colour: str) -> str:
+    from data_gen.styles import _shade
+
+    return _shade(colour, 0.55)
 
 
 def _wrap(text: str, width: int = 28) -> str:

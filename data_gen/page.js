@@ -28,9 +28,10 @@
     return [m.a, m.b, m.c, m.d, m.e, m.f];
   }
 
-  function samplePath(el, map) {
+  function samplePath(el, map, lo = 24, hi = 300, step = 2) {
+    // lo..hi points, one per `step` units of length
     const total = el.getTotalLength();
-    const n = Math.max(24, Math.min(300, Math.ceil(total / 2)));
+    const n = Math.max(lo, Math.min(hi, Math.ceil(total / step)));
     const pts = [];
     for (let i = 0; i <= n; i++) {
       const p = el.getPointAtLength((total * i) / n);
@@ -158,6 +159,96 @@
     return [parts[0], parts.slice(1).join("_"), parseInt(m[2], 10)];
   }
 
+  function rand(seed) {
+    // mulberry32: a seeded generator, so a chart's stroke effects are reproducible
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  function addGradients(root, grads) {
+    // vertical light -> colour -> darker fills for the "wild" family; CSS refers to them by id
+    if (!grads || !grads.length) return;
+    const NS = "http://www.w3.org/2000/svg";
+    const defs = document.createElementNS(NS, "defs");
+    for (const g of grads) {
+      const lg = document.createElementNS(NS, "linearGradient");
+      lg.setAttribute("id", g.id);
+      lg.setAttribute("x1", "0"); lg.setAttribute("y1", "0"); lg.setAttribute("x2", "0"); lg.setAttribute("y2", "1");
+      g.stops.forEach((c, i) => {
+        const st = document.createElementNS(NS, "stop");
+        st.setAttribute("offset", String(i / (g.stops.length - 1)));
+        st.setAttribute("stop-color", c);
+        lg.appendChild(st);
+      });
+      defs.appendChild(lg);
+    }
+    root.insertBefore(defs, root.firstChild);
+  }
+
+  function handStrokes(root, hand) {
+    // Pen effects the rough.js look lacks: a gap left in each node outline, arrows that stop
+    // short of their source box, and letters that wobble off the baseline. They change pixels
+    // only: node outlines and edge geometry are measured from the same elements as always.
+    if (!hand || !hand.seed) return;
+    const rnd = rand(hand.seed);
+    if (hand.corner_gap > 0) {
+      for (const el of root.querySelectorAll(":is(g.node, g.rough-node) :is(path, rect, polygon, circle, ellipse)")) {
+        let len = 0;
+        try { len = el.getTotalLength(); } catch (e) { continue; }
+        if (!(len > 4 * hand.corner_gap)) continue;
+        const gap = hand.corner_gap * (0.6 + 0.8 * rnd());
+        el.style.setProperty("stroke-dasharray", `${len - gap} ${gap}`, "important");
+        el.style.setProperty("stroke-dashoffset", String(len * rnd()), "important");
+      }
+    }
+    if (hand.short > 0) {
+      for (const p of root.querySelectorAll("path.flowchart-link, path[data-edge='true']")) {
+        let len = 0;
+        try { len = p.getTotalLength(); } catch (e) { continue; }
+        const g = hand.short * (0.5 + rnd());
+        if (len > 4 * g) p.style.setProperty("stroke-dasharray", `0 ${g} ${len} ${len}`, "important");
+      }
+    }
+    if (hand.wobble > 0) {
+      for (const t of root.querySelectorAll("text tspan, text")) {
+        if (t.querySelector && t.querySelector("tspan")) continue;  // only leaf runs
+        const n = (t.textContent || "").length;
+        if (!n || n > 400) continue;
+        const rot = [];
+        for (let i = 0; i < n; i++) rot.push(((rnd() - 0.5) * 2 * hand.wobble).toFixed(1));
+        t.setAttribute("rotate", rot.join(" "));
+        if (!t.getAttribute("dy")) {
+          // a slow baseline drift with per-letter jitter (dy is relative, so send differences)
+          const phase = rnd() * 6.28, freq = 0.2 + 0.3 * rnd();
+          let prev = 0;
+          const dy = [];
+          // a first-character dy on the leaf overrides the enclosing line tspan's own dy
+          // (Mermaid's "1.1em"), so carry that offset over in px
+          const par = t.parentElement;
+          let base = 0;
+          if (par && par.tagName.toLowerCase() === "tspan" && par.firstElementChild === t && par.getAttribute("dy")) {
+            const v = par.getAttribute("dy");
+            const em = parseFloat(window.getComputedStyle(t).fontSize) || 16;
+            base = v.endsWith("em") ? parseFloat(v) * em : parseFloat(v) || 0;
+          }
+          prev = -base;
+          for (let i = 0; i < n; i++) {
+            const y = hand.wobble * 0.6 * Math.sin(phase + freq * i) + (rnd() - 0.5) * hand.wobble * 0.5;
+            dy.push((y - prev).toFixed(2));
+            prev = y;
+          }
+          t.setAttribute("dy", dy.join(" "));
+        }
+      }
+    }
+  }
+
   window.fpRender = async function (req) {
     const host = document.getElementById("host");
     host.innerHTML = "";
@@ -184,6 +275,9 @@
       root.appendChild(st);
     }
     mergeTspans(root);
+    const opts = req.page || {};
+    addGradients(root, opts.gradients);
+    handStrokes(root, opts.hand);
     const vb = root.viewBox.baseVal;
     // Show the SVG at 1 CSS px per viewBox unit, so measurements and screenshots agree.
     root.removeAttribute("style");
@@ -253,27 +347,48 @@
             timing: {mermaid: t1 - t0, measure: t2 - t1, bake: t3 - t2, serialize: t4 - t3}};
   };
 
+  function showSvg(text) {
+    // Put an engine's SVG into the page at 1 CSS px per viewBox unit (as fpRender does).
+    const host = document.getElementById("host");
+    host.innerHTML = text;
+    const root = host.querySelector("svg");
+    const vb = root.viewBox.baseVal;
+    // PlantUML sizes its SVG by an inline style ("width:445px;height:...;background:..."),
+    // which would beat the width/height the screenshot sets: keep only the background
+    const bg = root.style.background;
+    root.removeAttribute("style");
+    if (bg) root.style.background = bg;
+    root.setAttribute("width", String(vb.width));
+    root.setAttribute("height", String(vb.height));
+    return [root, vb];
+  }
+
+  function unionBox(els, root) {
+    let lb = null;
+    for (const t of els) {
+      const b = boxOf(t, root);
+      if (!b) continue;
+      lb = lb ? [Math.min(lb[0], b[0]), Math.min(lb[1], b[1]), Math.max(lb[2], b[2]), Math.max(lb[3], b[3])] : b;
+    }
+    return lb;
+  }
+
+  function edgePoints(p, root) {
+    // up to 41 points along an engine's edge path, in root units
+    return samplePath(p, toRoot(p, root), 2, 40, 10);
+  }
+
   // Graphviz (dot -Tsvg) output: <g class="node"><title>id</title><polygon|ellipse|path>
   // <text>...</g>, <g class="edge"><title>a&#45;&gt;b</title><path/><polygon/><text/></g>.
   window.fpMeasureGraphviz = function (req) {
-    const host = document.getElementById("host");
-    host.innerHTML = req.svg;
-    const root = host.querySelector("svg");
-    const vb = root.viewBox.baseVal;
-    root.setAttribute("width", String(vb.width));
-    root.setAttribute("height", String(vb.height));
+    const [root, vb] = showSvg(req.svg);
     const nodes = [];
     for (const g of root.querySelectorAll("g.node")) {
       const title = g.querySelector("title");
       const els = Array.from(g.children).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
       const shapes = els.map((e) => shapePoints(e, root)).filter((s) => s && (s.pts.length || s.d));
       const texts = Array.from(g.querySelectorAll("text"));
-      let lb = null;
-      for (const t of texts) {
-        const b = boxOf(t, root);
-        if (!b) continue;
-        lb = lb ? [Math.min(lb[0], b[0]), Math.min(lb[1], b[1]), Math.max(lb[2], b[2]), Math.max(lb[3], b[3])] : b;
-      }
+      const lb = unionBox(texts, root);
       nodes.push({id: title ? title.textContent.trim() : g.id, dom_id: g.id, shapes,
                   text: texts.map((t) => t.textContent.trim()).join("\n"), label_box: lb});
     }
@@ -283,14 +398,7 @@
       const [s, t] = title.split("->");
       const p = g.querySelector("path");
       if (!p) continue;
-      const map = toRoot(p, root);
-      const total = p.getTotalLength();
-      const n = Math.max(2, Math.min(40, Math.ceil(total / 10)));
-      const pts = [];
-      for (let i = 0; i <= n; i++) {
-        const q = p.getPointAtLength((total * i) / n);
-        pts.push(map(q.x, q.y));
-      }
+      const pts = edgePoints(p, root);
       const head = g.querySelector("polygon");
       if (head) {
         // the arrowhead tip is where the edge really ends
@@ -317,6 +425,50 @@
     bake(root);
     return {svg: new XMLSerializer().serializeToString(root), viewBox: [vb.x, vb.y, vb.width, vb.height],
             nodes, edges, clusters};
+  };
+
+  // PlantUML (-tsvg) activity diagrams: no groups. Entities first, in first-mention order (the
+  // caller passes it), each one shape then its <text> lines; then per link a <path id="A->B">,
+  // its arrowhead <polygon> and its label <text>s. The SVG is kept live (not baked): PlantUML's
+  // own shadow filters and gradients then reach the browser's screenshot.
+  window.fpMeasurePlantuml = function (req) {
+    const [root, vb] = showSvg(req.svg);
+    const g = root.querySelector(":scope > g") || root;
+    const items = Array.from(g.children);
+    const ents = [], links = [];
+    let cur = null;
+    for (const el of items) {
+      const tag = el.tagName.toLowerCase();
+      if (tag === "path" && (el.getAttribute("id") || "").includes("->")) {
+        cur = {kind: "link", path: el, head: null, texts: []};
+        links.push(cur);
+      } else if (cur && cur.kind === "link") {
+        if (tag === "polygon" && !cur.head) cur.head = el;
+        else if (tag === "text") cur.texts.push(el);
+      } else if (SHAPE_TAGS.has(tag)) {
+        cur = {kind: "entity", shape: el, texts: []};
+        ents.push(cur);
+      } else if (tag === "text" && cur) {
+        cur.texts.push(el);
+      }
+    }
+    const nodes = ents.map((e, i) => ({
+      id: req.order[i] !== undefined ? req.order[i] : "?" + i, dom_id: "", shapes: [shapePoints(e.shape, root)],
+      text: e.texts.map((t) => t.textContent.trim()).join("\n"), label_box: unionBox(e.texts, root)}));
+    const edges = links.map((l, k) => {
+      const [s, t] = l.path.getAttribute("id").split("->");
+      const pts = edgePoints(l.path, root);
+      if (l.head) {
+        // the arrowhead's first point is its tip: where the link really ends
+        const hp = shapePoints(l.head, root).pts;
+        if (hp.length) pts.push(hp[0]);
+      }
+      return {id: l.path.getAttribute("id"), alias: [s, t], index: k, points: pts, thickness: "normal",
+              pattern: "solid", label: l.texts.map((x) => x.textContent.trim()).join(" ") || null,
+              label_box: unionBox(l.texts, root), marker_end: l.head ? "point" : null, marker_start: null};
+    });
+    return {svg: new XMLSerializer().serializeToString(root), viewBox: [vb.x, vb.y, vb.width, vb.height],
+            nodes, edges, clusters: []};
   };
 
   window.fpReady = true;

@@ -35,13 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from data_gen.styles import FAMILIES, StyleSpec, sample_style
+from data_gen.styles import FAMILIES, PAPER_FAMILIES, StyleSpec, sample_style
 from flowpath.graph.core import FlowChart
 from flowpath.transcribe.qwen2vl import FLOW2MERMAID_PROMPT
 
 log = logging.getLogger("flowpath.data_gen")
 
 OUTPUTS = ("bench", "coco", "sft")
+RENDERERS = ("mermaid", "graphviz", "plantuml")
 
 # one prompt for training and inference: the transcriber's own (importing it loads no torch)
 SFT_PROMPT = FLOW2MERMAID_PROMPT
@@ -69,7 +70,7 @@ class GenConfig:
     count: int = 100
     seed: int = 0
     workers: int = 2
-    styles: tuple[str, ...] = FAMILIES
+    styles: tuple[str, ...] = PAPER_FAMILIES
     split: str = "train"
     min_nodes: int = 3
     max_nodes: int = 45
@@ -79,6 +80,8 @@ class GenConfig:
     augment: float = 0.0
     random_text: float = 0.0
     graphviz: float = 0.0
+    renderers: tuple[str, ...] = ("mermaid",)
+    photo: float = 0.0
     rasterizer: str = "browser"
     prefix: str = "gen"
 
@@ -90,6 +93,9 @@ class GenConfig:
         bad = [o for o in self.outputs if o not in OUTPUTS]
         if bad:
             raise ValueError(f"unknown outputs {bad}; expected some of {OUTPUTS}")
+        bad = [r for r in self.renderers if r not in RENDERERS]
+        if bad or not self.renderers:
+            raise ValueError(f"unknown renderers {bad}; expected some of {RENDERERS}")
         if self.rasterizer not in ("cairo", "browser"):
             raise ValueError(f"rasterizer must be 'cairo' or 'browser', got {self.rasterizer!r}")
         if self.workers < 0:
@@ -113,11 +119,24 @@ def procedural_jobs(cfg: GenConfig) -> Iterator[ChartJob]:
             meta["random_text"] = True
         style = sample_style(family, cfg.split, rng, list(chart.nodes),
                              {n.id: n.kind for n in chart.nodes.values()})
-        renderer = "graphviz" if cfg.graphviz and rng.random() < cfg.graphviz else "mermaid"
+        # renderers cross the style families: chart i gets family i % F, renderer (i // F) % R
+        renderer = cfg.renderers[(i // len(cfg.styles)) % len(cfg.renderers)]
+        if renderer == "mermaid" and cfg.graphviz and rng.random() < cfg.graphviz:
+            renderer = "graphviz"
         if cfg.augment and rng.random() < cfg.augment:
             meta["augment_seed"] = rng.randrange(2**31)
+        _add_degrade(cfg, style, rng, meta)
         yield ChartJob(id=f"{cfg.prefix}{i:06d}", mermaid=to_mermaid(chart), style=style,
                        domain=domain, chart=chart, renderer=renderer, meta=meta)
+
+
+def _add_degrade(cfg: GenConfig, style: StyleSpec, rng: random.Random, meta: dict[str, Any]) -> None:
+    """Choose the chart's after-render degradation: the photo/scan pass (``cfg.photo`` of the
+    charts), else for the wild family the web-image pass (slight rotation, noise, JPEG)."""
+    if cfg.photo and rng.random() < cfg.photo:
+        meta["degrade"] = {"kind": "photo", "seed": rng.randrange(2**31)}
+    elif style.family == "wild":
+        meta["degrade"] = {"kind": "wild", "seed": rng.randrange(2**31)}
 
 
 def file_jobs(cfg: GenConfig, paths: list[Path]) -> Iterator[ChartJob]:
@@ -174,6 +193,7 @@ def _user_job(cfg: GenConfig, i: int, cid: str, text: str, domain: str | None, s
     style = sample_style(family, cfg.split, rng, ids, {n.id: n.kind for n in chart.nodes.values()} if chart else {})
     if cfg.augment and rng.random() < cfg.augment:
         meta["augment_seed"] = rng.randrange(2**31)
+    _add_degrade(cfg, style, rng, meta)
     return ChartJob(id=cid, mermaid=text, style=style, domain=domain, source=source, chart=chart, meta=meta)
 
 
@@ -198,7 +218,8 @@ def finish_chart(task: dict[str, Any]) -> dict[str, Any]:
             raise ValueError("no node regions found in the rendered SVG")
         png_bytes = task.get("png")
         # the browser's PNG can be written as is unless pixels are needed (augment, SFT labels)
-        need_pixels = task.get("augment_seed") is not None or "sft" in task["outputs"]
+        degrade = (task.get("meta") or {}).get("degrade")
+        need_pixels = task.get("augment_seed") is not None or "sft" in task["outputs"] or degrade is not None
         img = None
         if png_bytes is None:
             img = rasterize_svg(task["svg"], W, H)
@@ -208,6 +229,9 @@ def finish_chart(task: dict[str, Any]) -> dict[str, Any]:
             from data_gen.augment import augment
 
             img, ann = augment(img, ann, random.Random(task["augment_seed"]))
+            H, W = img.shape[:2]
+        if degrade is not None:
+            img, ann = _degrade(img, ann, degrade, task["style"])
             H, W = img.shape[:2]
         if img is None:
             tmp = out / "charts" / f".{cid}.png.tmp"
@@ -224,12 +248,28 @@ def finish_chart(task: dict[str, Any]) -> dict[str, Any]:
             "style": task["style"], "domain": task.get("domain"), "source": task.get("source"),
             "renderer": task.get("renderer", "mermaid"), "meta": task.get("meta", {}),
         }
+        if "photo" in ann:
+            record["meta"] = {**record["meta"], "photo": ann["photo"]}
         if "sft" in task["outputs"] and task.get("chart") is not None:
             record["sft"] = _write_sft_image(img, ann, task, out)
         atomic_write_text(out / "charts" / f"{cid}.json", json.dumps(record))
         return {"id": cid, "ok": True, "nodes": len(ann["nodes"])}
     except Exception as err:  # noqa: BLE001 - one bad chart must not stop the batch
         return {"id": cid, "ok": False, "error": f"{type(err).__name__}: {err}"}
+
+
+def _degrade(img: Any, ann: dict[str, Any], degrade: dict[str, Any], style: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    rng = random.Random(degrade["seed"])
+    if degrade["kind"] == "photo":
+        from data_gen.photo import photo_scan
+
+        return photo_scan(img, ann, rng)
+    from data_gen.augment import augment
+
+    # a web image: saved a few times as JPEG, maybe scanned slightly crooked, no rescale
+    bg = style.get("background") or "#ffffff"
+    fill = (int(bg[1:3], 16), int(bg[3:5], 16), int(bg[5:7], 16))
+    return augment(img, ann, rng, scale=(1.0, 1.0), max_rotation=1.0, p_jpeg=1.0, quality=(40, 85), fill=fill)
 
 
 def _write_sft_image(img: Any, ann: dict[str, Any], task: dict[str, Any], out: Path) -> dict[str, Any] | None:
@@ -397,12 +437,15 @@ def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Calla
         "style": {**job.style.to_dict()}, "augment_seed": job.meta.get("augment_seed"),
         "chart": job.chart.to_dict() if job.chart is not None else None, "renderer": job.renderer,
     }
+    size = _size_options(job, cfg)
+    if job.renderer == "plantuml" and job.chart is not None:
+        return _render_plantuml(renderer, job, cfg, task, size)
     if job.renderer == "graphviz" and job.chart is not None:
         from data_gen.graphviz import dot_svg, to_dot
 
         rng = random.Random(f"dot:{job.id}")
         r = renderer.measure_graphviz(dot_svg(to_dot(job.chart, job.style, rng)))
-        W, H, scale = raster_size(r.view_box, scale=cfg.scale, max_width=cfg.max_width)
+        W, H, scale = raster_size(r.view_box, **size(r.view_box))
         task["style"]["renderer"] = "graphviz"
         task.update(svg=r.svg, width=W, height=H, scale=list(scale),
                     render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges,
@@ -410,17 +453,73 @@ def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Calla
         return task
     if cfg.rasterizer == "browser":
         # one render; the browser's own rasteriser then screenshots the live SVG
-        r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=False)
-        W, H, scale = raster_size(r.view_box, scale=cfg.scale, max_width=cfg.max_width)
+        r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=False,
+                            effects=job.style.page_options())
+        W, H, scale = raster_size(r.view_box, **size(r.view_box))
         task["png"] = renderer.screenshot(W, H)
     else:
-        r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=True)
-        W, H, scale = raster_size(r.view_box, scale=cfg.scale, max_width=cfg.max_width)
+        r = renderer.render(job.mermaid, config=job.style.mermaid_config(), css=job.style.css(), bake=True,
+                            effects=job.style.page_options())
+        W, H, scale = raster_size(r.view_box, **size(r.view_box))
         task["svg"] = r.svg
     task.update(width=W, height=H, scale=list(scale),
                 render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges,
                         "clusters": r.clusters})
     return task
+
+
+def _size_options(job: ChartJob, cfg: GenConfig) -> Callable[[tuple[float, ...]], dict[str, Any]]:
+    """`raster_size` options for one chart: the set's scale and width cap, or for a style with
+    a ``raster_width`` (the wild family's 300-550 px web images) that width, but never below
+    0.6x, where 16 px labels would fall under 10 px."""
+    def size(view_box: tuple[float, ...]) -> dict[str, Any]:
+        if not job.style.raster_width:
+            return {"scale": cfg.scale, "max_width": cfg.max_width}
+        s = max(0.6, min(cfg.scale, job.style.raster_width / float(view_box[2])))
+        return {"scale": s, "max_width": 0, "min_scale": 0.6}
+    return size
+
+
+def _render_plantuml(renderer: Any, job: ChartJob, cfg: GenConfig, task: dict[str, Any],
+                     size: Callable[[tuple[float, ...]], dict[str, Any]]) -> dict[str, Any]:
+    """PlantUML activity diagram of the job's chart, measured and screenshot in the page; the
+    record's gold becomes the chart as drawn (`data_gen.plantuml.plantuml_chart`)."""
+    from data_gen.geometry import raster_size
+    from data_gen.plantuml import START, plantuml_chart, plantuml_svg, to_puml
+    from flowpath.mermaid import to_mermaid
+
+    assert job.chart is not None
+    chart = plantuml_chart(job.chart)
+    source, order, _ = to_puml(chart, job.style, random.Random(f"puml:{job.id}"))
+    r = renderer.measure_plantuml(plantuml_svg(source), order)
+    alias = {f"N{i}": nid for i, nid in enumerate(chart.nodes)}
+    r.nodes = [n for n in r.nodes if n["id"] != START]
+    r.edges = [e for e in r.edges if all(a in alias for a in e["alias"])]
+    for e in r.edges:
+        e["source"], e["target"] = (alias[a] for a in e.pop("alias"))
+    _check_plantuml(chart, r)
+    W, H, scale = raster_size(r.view_box, **size(r.view_box))
+    task["style"]["renderer"] = "plantuml"
+    task.update(mermaid=to_mermaid(chart), chart=chart.to_dict(), png=renderer.screenshot(W, H),
+                width=W, height=H, scale=list(scale),
+                render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges, "clusters": []})
+    return task
+
+
+def _check_plantuml(chart: FlowChart, r: Any) -> None:
+    """PlantUML's SVG names no nodes: the drawing order maps entities to ids, so check that
+    every entity's text is its node's text before trusting the regions."""
+    def words(t: str) -> list[str]:
+        return t.replace("\\n", " ").replace('"', "'").split()
+
+    if len(r.nodes) != len(chart.nodes):
+        raise ValueError(f"PlantUML drew {len(r.nodes)} entities for {len(chart.nodes)} nodes")
+    for n in r.nodes:
+        want = chart.nodes[n["id"]].text or n["id"]
+        if words(n["text"]) != words(want):
+            raise ValueError(f"PlantUML entity order broke: node {n['id']!r} reads {n['text']!r}, expected {want!r}")
+    if len(r.edges) != len(chart.edges):
+        raise ValueError(f"PlantUML drew {len(r.edges)} links for {len(chart.edges)} edges")
 
 
 # -- derived outputs ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import string
 from dataclasses import dataclass, field
@@ -284,15 +285,16 @@ def random_text_labels(chart: FlowChart, rng: random.Random) -> FlowChart:
     (the paper's segmenter data used random text so the model cannot lean on vocabulary)."""
     out = chart.copy()
     alphabet = string.ascii_letters + string.digits + "     "
-    for node in out.nodes.values():
+    for node in chart:
         lines = node.text.split("\n")
         new = []
         for line in lines:
             n = max(1, len(line) + rng.randint(-3, 3))
             word = "".join(rng.choice(alphabet) for _ in range(n)).strip() or rng.choice(string.ascii_letters)
             new.append(" ".join(word.split()))
-        node.text = "\n".join(new)
-    for e in out.edges:
+        out.add_node(dataclasses.replace(node, text="\n".join(new)))
+    for e in chart.edges:
         if e.label:
-            e.label = "".join(rng.choice(string.ascii_letters) for _ in range(max(1, len(e.label))))
+            out.replace_edge(e, dataclasses.replace(
+                e, label="".join(rng.choice(string.ascii_letters) for _ in range(max(1, len(e.label))))))
     return out

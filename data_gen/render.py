@@ -126,7 +126,8 @@ class MermaidRenderer:
 
     # -- rendering ---------------------------------------------------------------------------
     def render(self, text: str, *, config: dict[str, Any] | None = None, css: str = "",
-               bake: bool = True, screenshot_scale: float | None = None) -> RenderOutput:
+               bake: bool = True, screenshot_scale: float | None = None,
+               effects: dict[str, Any] | None = None) -> RenderOutput:
         """Render Mermaid ``text``.
 
         Args:
@@ -138,6 +139,7 @@ class MermaidRenderer:
             bake: inline computed styles and drop ``<style>`` (what cairosvg needs).
             screenshot_scale: if set, also rasterise in the browser at this scale (PNG bytes in
                 ``RenderOutput.png``); styles are then not baked before the screenshot.
+            effects: page-side effects, `StyleSpec.page_options` (gradients, hand-drawn strokes).
 
         Returns:
             The `RenderOutput`.
@@ -154,7 +156,7 @@ class MermaidRenderer:
         cfg["htmlLabels"] = False
         cfg["flowchart"] = {**cfg.get("flowchart", {}), "htmlLabels": False}
         req = {"id": svg_id, "text": text, "config": cfg, "css": css.replace("#{id}", f"#{svg_id}"),
-               "bake": bake and screenshot_scale is None}
+               "bake": bake and screenshot_scale is None, "page": effects or {}}
         res = page.evaluate("req => window.fpRender(req)", req)
         if "error" in res:
             raise MermaidError(res["error"])
@@ -170,6 +172,16 @@ class MermaidRenderer:
         page = self.start()._page
         assert page is not None
         res = page.evaluate("req => window.fpMeasureGraphviz(req)", {"svg": svg})
+        return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
+                            edges=res["edges"], clusters=res["clusters"])
+
+    def measure_plantuml(self, svg: str, order: list[str]) -> RenderOutput:
+        """Measure an SVG written by ``plantuml -tsvg``; ``order`` = node ids in the order
+        PlantUML draws them (`data_gen.plantuml.to_puml`). The SVG stays live in the page, so
+        `screenshot` rasterises it with PlantUML's own shadows and gradients."""
+        page = self.start()._page
+        assert page is not None
+        res = page.evaluate("req => window.fpMeasurePlantuml(req)", {"svg": svg, "order": order})
         return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
                             edges=res["edges"], clusters=res["clusters"])
 

@@ -1,5 +1,9 @@
-"""The four style families (single colour, multi colour, default Mermaid, black and white),
-applied by CSS injected into Mermaid's SVG, plus Mermaid themes, looks, curves and fonts.
+"""The style families, applied by CSS injected into Mermaid's SVG, plus Mermaid themes, looks,
+curves and fonts: the paper's four (single colour, multi colour, default Mermaid, black and
+white), ``wild`` (web/Office look: saturated fills, same-hue darker thick borders, gradients,
+drop shadows, Office-metric fonts, off-white or grey paper, small JPEG rasters) and
+``handdrawn`` (Mermaid's rough.js ``handDrawn`` look, handwriting fonts, pen colours, gaps at
+corners, open/missing arrowheads, arrows stopping short, wobbly baselines).
 
 Training and evaluation draw from *disjoint* palette sets (the paper rendered its training data
 and its benchmark in different colour schemes): `palettes(family, split)`.
@@ -15,7 +19,9 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-FAMILIES = ("single_color", "multi_color", "default", "black_white")
+#: The paper's four families: the default of every run.
+PAPER_FAMILIES = ("single_color", "multi_color", "default", "black_white")
+FAMILIES = (*PAPER_FAMILIES, "wild", "handdrawn")
 SPLITS = ("train", "eval")
 
 #: Installed on Debian with fonts-dejavu-core + fonts-liberation (scripts/setup.sh). A font the
@@ -23,6 +29,19 @@ SPLITS = ("train", "eval")
 FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono", "Liberation Sans", "Liberation Serif",
          "Liberation Mono", "Liberation Sans Narrow")
 EVAL_FONTS = ("DejaVu Sans", "Liberation Sans", "DejaVu Serif", "Liberation Serif")
+#: Office-like faces (Debian fonts-crosextra-carlito/-caladea: Calibri/Cambria metrics;
+#: Liberation: Arial/Times/Courier metrics). Eval holds out Caladea and DejaVu Sans.
+WILD_FONTS = ("Carlito", "Liberation Sans", "Liberation Serif", "Liberation Sans Narrow")
+WILD_EVAL_FONTS = ("Caladea", "DejaVu Sans")
+#: Handwriting faces from Debian packages (scripts/setup.sh): fonts-humor-sans, fonts-comic-neue,
+#: fonts-bwht, fonts-klee (train); fonts-dkg-handwriting, fonts-breip, fonts-femkeklaver are
+#: held out for evaluation (never used by a train split).
+HAND_FONTS = ("Humor Sans", "Comic Neue", "Because We Build", "Because We Create", "Because We Learn",
+              "Klee One")
+HAND_EVAL_FONTS = ("DkgHandwriting", "Breip", "femkeklaver")
+#: Pen colours (ballpoint blue/black, marker), with their share of draws.
+PENS = ("#1a1a1a", "#1a1a1a", "#202a6b", "#0d3a8c", "#2b2b2b", "#7a1010")
+HEADS = ("filled", "filled", "open", "open", "missing")
 CURVES = ("basis", "linear", "monotoneY", "stepBefore", "cardinal", "bumpY")
 
 
@@ -118,15 +137,45 @@ class StyleSpec:
     stroke_width: float = 1.0
     edge_width: float = 2.0
     node_colours: dict[str, str] = field(default_factory=dict)
+    background: str | None = None
+    gradient: bool = False
+    shadow: bool = False
+    raster_width: int | None = None
+    hand: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise ValueError(f"unknown style family {self.family!r}; expected one of {FAMILIES}")
 
     def mermaid_config(self) -> dict[str, Any]:
-        return {"theme": self.theme, "look": self.look, "fontFamily": self.font,
-                "themeVariables": {"fontFamily": self.font, "fontSize": f"{self.font_size}px"},
-                "flowchart": {"curve": self.curve}}
+        cfg: dict[str, Any] = {
+            "theme": self.theme, "look": self.look, "fontFamily": self.font,
+            "themeVariables": {"fontFamily": self.font, "fontSize": f"{self.font_size}px"},
+            "flowchart": {"curve": self.curve}}
+        if self.look == "handDrawn" and "seed" in self.hand:
+            cfg["handDrawnSeed"] = self.hand["seed"]  # rough.js strokes reproducible per chart
+        if self.family == "handdrawn":
+            # rough.js takes its colours and pen width from the theme, not from CSS (its node
+            # groups are g.rough-node, and the fill is a hachure of strokes in the fill colour)
+            pen, fill = self.stroke or "#1a1a1a", self.fills[0] if self.fills else "#ffffff"
+            cfg["themeVariables"].update(
+                primaryColor=fill, mainBkg=fill, nodeBorder=pen, primaryBorderColor=pen, lineColor=pen,
+                primaryTextColor=self.text or pen, textColor=self.text or pen, clusterBkg="#ffffff",
+                clusterBorder=pen, edgeLabelBackground="#ffffff", strokeWidth=self.stroke_width)
+        return cfg
+
+    def gradient_defs(self) -> dict[str, str]:
+        """Fill colour -> id of a vertical linear gradient (light top, the colour, darker bottom)
+        that `css` uses; the page adds ``<linearGradient>`` elements with these ids."""
+        if not self.gradient:
+            return {}
+        colours = dict.fromkeys([*self.fills, *self.node_colours.values()])
+        return {c: f"fpgrad{i}" for i, c in enumerate(colours)}
+
+    def page_options(self) -> dict[str, Any]:
+        """What the page does beyond CSS: gradient stops, hand-drawn stroke effects."""
+        grads = [{"id": gid, "stops": [_tint(c, 0.55), c, _shade(c, 0.8)]} for c, gid in self.gradient_defs().items()]
+        return {"gradients": grads, "hand": self.hand}
 
     def css(self) -> str:
         """CSS for the SVG; ``#{id}`` is the SVG id placeholder (id prefix + !important so the
@@ -136,22 +185,39 @@ class StyleSpec:
         rules = [f"{p} text, {p} tspan {{ font-family: '{self.font}' !important; }}"]
         if self.family == "default":
             return "\n".join(rules)
+        if self.family == "handdrawn":
+            shapes = ", ".join(f"{p} .rough-node {t}" for t in ("rect", "circle", "ellipse", "polygon", "path"))
+            rules.append(f"{shapes} {{ stroke-width: {self.stroke_width}px; }}")
         text = self.text or "#222222"
         edge = self.edge or "#333333"
-        if self.fills:
-            rules.append(f"{shapes} {{ fill: {self.fills[0]} !important; }}")
-        if self.stroke:
+        grad = self.gradient_defs()
+
+        def paint(colour: str) -> str:
+            return f"url(#{grad[colour]})" if colour in grad else colour
+
+        if self.background:
+            rules.append(f"{p} {{ background-color: {self.background} !important; }}")
+        if self.shadow:
+            rules.append(f"{p} .node {{ filter: drop-shadow(3px 3px 2px rgba(0,0,0,0.45)); }}")
+        if self.fills and self.family != "handdrawn":
+            rules.append(f"{shapes} {{ fill: {paint(self.fills[0])} !important; }}")
+        if self.stroke and self.family != "handdrawn":
             rules.append(f"{shapes} {{ stroke: {self.stroke} !important; stroke-width: {self.stroke_width}px !important; }}")
         for nid, colour in self.node_colours.items():
             sel = ", ".join(f'{p} g.node[id^="flowchart-{nid}-"] {t}' for t in ("rect", "circle", "ellipse", "polygon", "path"))
-            rules.append(f"{sel} {{ fill: {colour} !important; stroke: {_shade(colour, 0.55)} !important; }}")
+            border = _shade(colour, 0.55)
+            rules.append(f"{sel} {{ fill: {paint(colour)} !important; stroke: {border} !important; }}")
         rules += [
             f"{p} .node text, {p} .node tspan, {p} .cluster text, {p} .cluster tspan {{ fill: {text} !important; }}",
             f"{p} .flowchart-link {{ stroke: {edge} !important; stroke-width: {self.edge_width}px !important; }}",
             f"{p} marker path, {p} .marker {{ fill: {edge} !important; stroke: {edge} !important; }}",
             f"{p} .edgeLabel text, {p} .edgeLabel tspan {{ fill: {text} !important; }}",
         ]
-        if self.family == "black_white":
+        if self.hand.get("head") == "open":
+            rules.append(f"{p} marker path, {p} .marker {{ fill: none !important; stroke-width: 1.5px !important; }}")
+        elif self.hand.get("head") == "missing":
+            rules.append(f"{p} marker path, {p} .marker {{ display: none !important; }}")
+        if self.family in ("black_white", "handdrawn"):
             rules += [f"{p} .edgeLabel rect {{ fill: #ffffff !important; opacity: 1 !important; }}",
                       f"{p} .cluster rect {{ fill: #ffffff !important; stroke: #000000 !important; }}"]
         else:
@@ -165,9 +231,71 @@ class StyleSpec:
         return d
 
 
-def _tint(hex_colour: str) -> str:
+def _tint(hex_colour: str, amount: float = 0.7) -> str:
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-    return "#{:02x}{:02x}{:02x}".format(*(round(v + (255 - v) * 0.7) for v in (r, g, b)))
+    return "#{:02x}{:02x}{:02x}".format(*(round(v + (255 - v) * amount) for v in (r, g, b)))
+
+
+def _saturated_colours() -> list[str]:
+    # 48 strong fills as web/Office charts use them: 24 hues x (vivid, deep)
+    return [_hex(i / 24, s, lum) for i in range(24) for s, lum in ((0.85, 0.62), (0.7, 0.5))]
+
+
+SATURATED_COLOURS = _saturated_colours()
+
+
+def _held_out(pool: list[Any], split: str) -> list[Any]:
+    return [p for i, p in enumerate(pool) if (i % 4 == 3) == (split == "eval")]
+
+
+def _wild_style(spec: StyleSpec, split: str, rng: random.Random, ids: list[str], kinds: dict[str, str]) -> StyleSpec:
+    """Web/Office look: saturated fills (per node kind, as people colour decisions and terminals),
+    same-hue darker thick borders, gradients or drop shadows, off-white/grey paper, small raster."""
+    pool = _held_out(SATURATED_COLOURS, split)
+    spec.font = rng.choice(WILD_FONTS if split == "train" else WILD_EVAL_FONTS)
+    spec.font_size = rng.choice((13, 14, 15, 16, 17))
+    spec.theme = "base"
+    spec.curve = rng.choice(("linear", "basis", "stepBefore", "linear"))
+    pal = rng.sample(pool, 4)
+    spec.fills = [pal[0]]
+    kind_colour: dict[str, str] = {}
+    per_kind = rng.random() < 0.7
+    for nid in ids:
+        k = kinds.get(nid, "process") if per_kind else "process"
+        spec.node_colours[nid] = kind_colour.setdefault(k, pal[len(kind_colour) % len(pal)])
+    spec.stroke = _shade(pal[0], 0.6)
+    spec.stroke_width = rng.choice((2.0, 2.5, 3.0, 4.0))
+    spec.edge = rng.choice(("#000000", "#333333", "#1f3864", "#404040"))
+    spec.edge_width = rng.choice((1.5, 2.0, 2.5))
+    spec.text = "#000000" if rng.random() < 0.8 else "#1a1a1a"
+    spec.gradient = rng.random() < 0.45
+    spec.shadow = rng.random() < 0.5
+    spec.background = rng.choice(("#ffffff", "#f7f7f2", "#efefef", "#e8e8e8", "#f4f1e8", "#dcdcdc"))
+    spec.raster_width = rng.randint(300, 550)
+    return spec
+
+
+def _handdrawn_style(spec: StyleSpec, split: str, rng: random.Random) -> StyleSpec:
+    """Pen on paper or whiteboard: rough.js strokes (seeded), handwriting font, one pen colour,
+    mostly unfilled shapes, and the page's stroke effects (`page.js` ``handStrokes``)."""
+    spec.look = "handDrawn"
+    spec.theme = "base"
+    spec.font = rng.choice(HAND_FONTS if split == "train" else HAND_EVAL_FONTS)
+    spec.font_size = rng.choice((15, 16, 17, 18, 20))
+    spec.curve = rng.choice(("basis", "linear", "cardinal", "basis"))
+    pen = rng.choice(PENS)
+    spec.stroke = spec.edge = spec.text = pen
+    spec.stroke_width = rng.choice((1.0, 1.5, 2.0, 2.5, 3.0))
+    spec.edge_width = rng.choice((1.0, 1.5, 2.0, 2.5))
+    spec.fills = ["#ffffff"] if rng.random() < 0.75 else [_tint(rng.choice(SINGLE_COLOURS), 0.3)]
+    spec.hand = {
+        "seed": rng.randrange(1, 2**31),
+        "head": rng.choice(HEADS),
+        "corner_gap": rng.choice((0.0, 0.0, 4.0, 7.0, 10.0)),   # px of outline left undrawn
+        "short": rng.choice((0.0, 0.0, 6.0, 12.0)),             # px an arrow stops short at its tail
+        "wobble": rng.choice((0.0, 1.0, 2.0, 3.0)),             # px baseline wobble, degrees of tilt x2
+    }
+    return spec
 
 
 def sample_style(family: str, split: str, rng: random.Random, node_ids: list[str] | None = None,
@@ -188,6 +316,10 @@ def sample_style(family: str, split: str, rng: random.Random, node_ids: list[str
     spec = StyleSpec(family=family, split=split, font=font,
                      font_size=rng.choice((14, 15, 16, 16, 16, 17, 18)) if train else 16,
                      curve=rng.choice(CURVES) if train else rng.choice(("basis", "basis", "linear")))
+    if family == "wild":
+        return _wild_style(spec, split, rng, node_ids or [], node_kinds or {})
+    if family == "handdrawn":
+        return _handdrawn_style(spec, split, rng)
     if family == "default":
         spec.theme = rng.choice(("default", "default", "neutral", "forest", "base")) if train else "default"
         spec.look = "handDrawn" if train and rng.random() < 0.1 else "classic"

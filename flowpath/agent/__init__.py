@@ -10,9 +10,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from flowpath.agent.tools import GRAPH_TOOL_CLASSES, make_graph_tools
+    from flowpath.agent.tools import GRAPH_TOOL_NAMES, make_graph_tools
 
-_LAZY = {"make_graph_tools": "flowpath.agent.tools", "GRAPH_TOOL_CLASSES": "flowpath.agent.tools"}
+_LAZY = {"make_graph_tools": "flowpath.agent.tools", "GRAPH_TOOL_NAMES": "flowpath.agent.tools"}
 
 
 def __getattr__(name: str) -> Any:
@@ -22,4 +22,4 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-__all__ = ["GRAPH_TOOL_CLASSES", "make_graph_tools"]
+__all__ = ["GRAPH_TOOL_NAMES", "make_graph_tools"]

@@ -1,6 +1,6 @@
 """The symbolic flowchart graph: `Node`, `Edge`, `Subgraph` and `FlowChart`.
 
-Pure Python (networkx only on demand). Every stage of flowpath meets here: the Mermaid parser
+Pure Python on networkx. Every stage of flowpath meets here: the Mermaid parser
 builds a `FlowChart`, the transcribers emit one, the graph tools and reasoners query it.
 
 JSON form (``FlowChart.to_dict``), version 1::
@@ -13,19 +13,20 @@ JSON form (``FlowChart.to_dict``), version 1::
                     "direction": null}],
      "warnings": []}
 
-Node order and edge order are the order of first appearance and are preserved.
+Node order and edge order are the order of first appearance and are preserved; two edges between
+the same pair of nodes (a ``Yes`` and a ``No`` to one target) are two entries.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from operator import itemgetter
+from typing import Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    import networkx as nx
+import networkx as nx
 
 FORMAT_NAME = "flowpath.flowchart"
 FORMAT_VERSION = 1
@@ -93,9 +94,9 @@ def infer_kind(shape: str, text: str) -> str:
     return base
 
 
-@dataclass
+@dataclass(frozen=True)
 class Node:
-    """One flowchart node.
+    """One flowchart node, a value: the chart stores its fields as networkx node attributes.
 
     Attributes:
         id: the node id as written in Mermaid (``A``, ``step_1``) or a letter label.
@@ -115,7 +116,7 @@ class Node:
         if self.shape not in SHAPES:
             raise ValueError(f"Node {self.id!r}: unknown shape {self.shape!r}; expected one of {SHAPES}")
         if not self.kind:
-            self.kind = infer_kind(self.shape, self.text)
+            object.__setattr__(self, "kind", infer_kind(self.shape, self.text))
         elif self.kind not in KINDS:
             raise ValueError(f"Node {self.id!r}: unknown kind {self.kind!r}; expected one of {KINDS}")
 
@@ -151,9 +152,10 @@ def normalize_condition(label: str | None) -> str | None:
     return low
 
 
-@dataclass
+@dataclass(frozen=True)
 class Edge:
-    """A directed connection ``source -> target``.
+    """A directed connection ``source -> target``, a value: the chart stores its fields (all but
+    the endpoints) as the attributes of one networkx multi-edge.
 
     Attributes:
         source, target: node ids.
@@ -178,7 +180,7 @@ class Edge:
         if self.head not in HEADS or self.tail not in HEADS:
             raise ValueError(f"Edge {self.source}->{self.target}: unknown marker {self.head!r}/{self.tail!r}")
         if self.label is not None and not self.label.strip():
-            self.label = None
+            object.__setattr__(self, "label", None)
 
     @property
     def condition(self) -> str | None:
@@ -229,11 +231,46 @@ class Subgraph:
                    parent=d.get("parent"), direction=d.get("direction"))
 
 
-class FlowChart:
-    """A directed flowchart graph with O(1) degree queries.
+class _NodeMap(Mapping[str, Node]):
+    """``FlowChart.nodes``: a read-only ``{id: Node}`` view of the graph's nodes, in the order
+    they were added. Editing goes through `FlowChart.add_node` / `FlowChart.remove_node`."""
 
-    Outgoing and incoming edge lists are indexed per node as edges are added, so ``in_degree``
-    is as cheap as ``out_degree`` (the paper's implementation scanned every node for in-degree).
+    __slots__ = ("_graph",)
+
+    def __init__(self, graph: nx.MultiDiGraph) -> None:
+        self._graph = graph
+
+    def __getitem__(self, node_id: str) -> Node:
+        attrs = self._graph.nodes[node_id]
+        return Node(node_id, attrs["text"], attrs["shape"], attrs["kind"])
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._graph
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._graph)
+
+    def __len__(self) -> int:
+        return len(self._graph)
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(f'{n!r}: {self[n]!r}' for n in self)}}}"
+
+
+def _edge_attrs(edge: Edge) -> dict[str, Any]:
+    return {"label": edge.label, "stroke": edge.stroke, "head": edge.head, "tail": edge.tail,
+            "length": edge.length}
+
+
+class FlowChart:
+    """A directed flowchart: one ``networkx.MultiDiGraph`` plus the chart's direction, subgraph
+    groups and parse warnings.
+
+    The graph (`graph`) is the only store of structure: node attributes ``text``/``shape``/``kind``,
+    edge attributes ``label``/``stroke``/``head``/``tail``/``length``. It is a multigraph, so a
+    ``Yes`` and a ``No`` edge between the same two nodes are two edges. Edge keys count up in the
+    order edges were added, which is the order `edges` and `to_dict` list them in. Nothing is
+    derived and cached, so there is nothing to keep in step after a change.
 
     >>> fc = FlowChart()
     >>> _ = fc.add_node(Node("A", "Start", "stadium")), fc.add_node(Node("B", "Work"))
@@ -246,90 +283,105 @@ class FlowChart:
         if direction not in DIRECTIONS:
             raise ValueError(f"unknown flowchart direction {direction!r}; expected one of {DIRECTIONS}")
         self.direction = direction
-        self.nodes: dict[str, Node] = {}
-        self.edges: list[Edge] = []
+        #: the structure; read it with networkx, change it through this class's methods
+        self.graph = nx.MultiDiGraph()
         self.subgraphs: list[Subgraph] = []
         #: what a lenient parse or a transcriber dropped or repaired, in plain words
         self.warnings: list[str] = []
-        self._out: dict[str, list[Edge]] = {}
-        self._in: dict[str, list[Edge]] = {}
-        self._nx: nx.DiGraph | None = None
-        #: bumped by every structural change; derived data (networkx view, graph-tool caches)
-        #: is keyed on it. See `invalidate`.
-        self._version = 0
-        self._cache: dict[Any, Any] = {}
+        self._next_key = 0  # the key of the next edge: keys give the edges their global order
 
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Node, *, update: bool = True) -> Node:
-        """Add a node, or update text/shape of an existing one when ``update`` (Mermaid lets a
-        later definition refine a node first seen bare in an edge)."""
-        existing = self.nodes.get(node.id)
-        if existing is None:
-            self.nodes[node.id] = node
-            self._out[node.id] = []
-            self._in[node.id] = []
-            self.invalidate()
-            return node
-        if update:
-            existing.text, existing.shape, existing.kind = node.text, node.shape, node.kind
-            self.invalidate()
-        return existing
+        """Add a node, or update text/shape/kind of an existing one when ``update`` (Mermaid lets a
+        later definition refine a node first seen bare in an edge).
+
+        Returns:
+            The node as the chart now holds it.
+        """
+        if node.id not in self.graph or update:
+            self.graph.add_node(node.id, text=node.text, shape=node.shape, kind=node.kind)
+        return self.nodes[node.id]
 
     def ensure_node(self, node_id: str) -> Node:
         """The node with this id, created as a bare rect (text = id) if missing."""
-        node = self.nodes.get(node_id)
-        return node if node is not None else self.add_node(Node(node_id, node_id))
+        if node_id in self.graph:
+            return self.nodes[node_id]
+        return self.add_node(Node(node_id, node_id))
 
     def add_edge(self, edge: Edge) -> Edge:
-        """Add an edge; missing endpoint nodes are created bare, as Mermaid does."""
+        """Add an edge (a second edge between the same nodes is kept); missing endpoint nodes are
+        created bare, as Mermaid does."""
         self.ensure_node(edge.source)
         self.ensure_node(edge.target)
-        self.edges.append(edge)
-        self._out[edge.source].append(edge)
-        self._in[edge.target].append(edge)
-        self.invalidate()
+        self.graph.add_edge(edge.source, edge.target, key=self._next_key, **_edge_attrs(edge))
+        self._next_key += 1
         return edge
+
+    def _edge_keys(self, edge: Edge) -> list[int]:
+        """Keys of the edges equal to ``edge`` (same ends and attributes), oldest first."""
+        wanted = _edge_attrs(edge)
+        keyed = self.graph.succ[edge.source].get(edge.target, {}) if edge.source in self.graph else {}
+        keys = sorted(k for k, attrs in keyed.items() if attrs == wanted)
+        if not keys:
+            raise KeyError(f"no edge {edge} in the flowchart")
+        return keys
+
+    def remove_edge(self, edge: Edge) -> None:
+        """Remove the most recently added edge equal to ``edge`` (same ends and attributes), so
+        removing repeats of an edge keeps its first appearance in place.
+
+        Raises:
+            KeyError: the chart has no such edge.
+        """
+        self.graph.remove_edge(edge.source, edge.target, key=self._edge_keys(edge)[-1])
+
+    def replace_edge(self, old: Edge, new: Edge) -> Edge:
+        """Put ``new`` where the first edge equal to ``old`` is, keeping its place in edge order
+        (edges are values: this is how an edge's label or style changes).
+
+        Raises:
+            KeyError: the chart has no edge equal to ``old``.
+        """
+        key = self._edge_keys(old)[0]
+        self.graph.remove_edge(old.source, old.target, key=key)
+        self.ensure_node(new.source)
+        self.ensure_node(new.target)
+        self.graph.add_edge(new.source, new.target, key=key, **_edge_attrs(new))
+        return new
 
     def remove_node(self, node_id: str) -> None:
         """Remove a node and every edge touching it."""
-        if node_id not in self.nodes:
+        if node_id not in self.graph:
             raise KeyError(node_id)
-        del self.nodes[node_id]
-        self.edges = [e for e in self.edges if node_id not in (e.source, e.target)]
-        self._reindex()
+        self.graph.remove_node(node_id)
         for sg in self.subgraphs:
             if node_id in sg.nodes:
                 sg.nodes.remove(node_id)
 
-    def _reindex(self) -> None:
-        self._out = {n: [] for n in self.nodes}
-        self._in = {n: [] for n in self.nodes}
-        for e in self.edges:
-            self._out[e.source].append(e)
-            self._in[e.target].append(e)
-        self.invalidate()
-
-    def invalidate(self) -> None:
-        """Drop derived data (networkx view, graph-tool caches). The mutating methods call it;
-        call it yourself after editing ``nodes``/``edges``/``Node``/``Edge`` objects in place
-        (and `reindex` after changing the ``edges`` list directly)."""
-        self._version += 1
-        self._cache.clear()
-        self._nx = None
-
-    def reindex(self) -> None:
-        """Rebuild the in/out edge indexes after the ``edges`` list was edited directly."""
-        self._reindex()
-
     # -- queries ----------------------------------------------------------------------------
+    @property
+    def nodes(self) -> Mapping[str, Node]:
+        """``{id: Node}`` in the order nodes were added (a read-only view of `graph`)."""
+        return _NodeMap(self.graph)
+
+    @property
+    def edges(self) -> list[Edge]:
+        """Every edge, in the order added (a fresh list built from `graph`)."""
+        return [Edge(u, v, **attrs) for u, v, _, attrs in self._edge_rows()]
+
+    def _edge_rows(self) -> list[tuple[str, str, int, dict[str, Any]]]:
+        """``(source, target, key, attributes)`` of every edge, in the order added."""
+        return sorted(self.graph.edges(keys=True, data=True), key=itemgetter(2))
+
     def __contains__(self, node_id: object) -> bool:
-        return node_id in self.nodes
+        return node_id in self.graph
 
     def __len__(self) -> int:
-        return len(self.nodes)
+        return len(self.graph)
 
     def __iter__(self) -> Iterator[Node]:
-        return iter(self.nodes.values())
+        nodes = self.nodes
+        return (nodes[n] for n in self.graph)
 
     def node(self, node_id: str) -> Node:
         try:
@@ -337,45 +389,54 @@ class FlowChart:
         except KeyError:
             raise KeyError(f"no node {node_id!r} in the flowchart") from None
 
+    def _known(self, node_id: str) -> str:
+        # networkx reads an unknown id as a bunch of nodes (a string as its characters): refuse it
+        if node_id not in self.graph:
+            raise KeyError(f"no node {node_id!r} in the flowchart")
+        return node_id
+
     def out_edges(self, node_id: str) -> list[Edge]:
-        return self._out[node_id]
+        """The edges leaving ``node_id``, in the order added (`KeyError` for an unknown id)."""
+        graph = self.graph  # neighbors() + get_edge_data() read networkx's dicts without views
+        rows = sorted(((k, v, attrs) for v in graph.successors(self._known(node_id))
+                       for k, attrs in graph.get_edge_data(node_id, v).items()), key=itemgetter(0))
+        return [Edge(node_id, v, **attrs) for _, v, attrs in rows]
 
     def in_edges(self, node_id: str) -> list[Edge]:
-        return self._in[node_id]
+        """The edges entering ``node_id``, in the order added."""
+        graph = self.graph
+        rows = sorted(((k, u, attrs) for u in graph.predecessors(self._known(node_id))
+                       for k, attrs in graph.get_edge_data(u, node_id).items()), key=itemgetter(0))
+        return [Edge(u, node_id, **attrs) for _, u, attrs in rows]
 
     def successors(self, node_id: str) -> list[str]:
         """Distinct targets of outgoing edges, in edge order."""
-        return list(dict.fromkeys(e.target for e in self._out[node_id]))
+        return list(self.graph.succ[node_id])
 
     def predecessors(self, node_id: str) -> list[str]:
-        return list(dict.fromkeys(e.source for e in self._in[node_id]))
+        """Distinct sources of incoming edges, in edge order."""
+        return list(self.graph.pred[node_id])
 
     def out_degree(self, node_id: str) -> int:
-        return len(self._out[node_id])
+        """Number of edges leaving ``node_id`` (parallel edges count)."""
+        return int(self.graph.out_degree(node_id))
 
     def in_degree(self, node_id: str) -> int:
-        return len(self._in[node_id])
+        """Number of edges entering ``node_id`` (parallel edges count)."""
+        return int(self.graph.in_degree(node_id))
 
     def sources(self) -> list[str]:
         """Nodes with no incoming edge, in node order."""
-        return [n for n in self.nodes if not self._in[n]]
+        # predecessors() iterates networkx's own dict; the pred/degree views cost ~3x more here
+        return [n for n in self.graph if next(self.graph.predecessors(n), None) is None]
 
     def sinks(self) -> list[str]:
-        return [n for n in self.nodes if not self._out[n]]
+        """Nodes with no outgoing edge, in node order."""
+        return [n for n in self.graph if next(self.graph.successors(n), None) is None]
 
-    def to_networkx(self) -> nx.DiGraph:
-        """A cached ``networkx.DiGraph`` view (node attr ``text``/``shape``/``kind``, edge attr
-        ``label``); invalidated when the chart changes. Parallel edges collapse into one."""
-        if self._nx is None:
-            import networkx as nx
-
-            g = nx.DiGraph()
-            for n in self.nodes.values():
-                g.add_node(n.id, text=n.text, shape=n.shape, kind=n.kind)
-            for e in self.edges:
-                g.add_edge(e.source, e.target, label=e.label)
-            self._nx = g
-        return self._nx
+    def to_networkx(self) -> nx.MultiDiGraph:
+        """A read-only view of `graph` for networkx algorithms: always current, never a copy."""
+        return nx.graphviews.generic_graph_view(self.graph)  # frozen by networkx
 
     # -- (de)serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -383,8 +444,9 @@ class FlowChart:
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
             "direction": self.direction,
-            "nodes": [n.to_dict() for n in self.nodes.values()],
-            "edges": [e.to_dict() for e in self.edges],
+            "nodes": [{"id": n, "text": a["text"], "shape": a["shape"], "kind": a["kind"]}
+                      for n, a in self.graph.nodes(data=True)],
+            "edges": [{"source": u, "target": v, **attrs} for u, v, _, attrs in self._edge_rows()],
             "subgraphs": [s.to_dict() for s in self.subgraphs],
             "warnings": list(self.warnings),
         }
@@ -404,33 +466,32 @@ class FlowChart:
         fc.warnings = list(d.get("warnings", []))
         return fc
 
-    def to_mermaid(self) -> str:
-        from flowpath.mermaid import to_mermaid
-
-        return to_mermaid(self)
+    def _with_graph(self, graph: nx.MultiDiGraph, mapping: Mapping[str, str] | None = None) -> FlowChart:
+        fc = FlowChart(self.direction)
+        fc.graph, fc._next_key = graph, self._next_key
+        fc.subgraphs = [Subgraph(s.id, s.title, [(mapping or {}).get(n, n) for n in s.nodes], s.parent,
+                                 s.direction) for s in self.subgraphs]
+        fc.warnings = list(self.warnings)
+        return fc
 
     def copy(self) -> FlowChart:
-        return FlowChart.from_dict(self.to_dict())
+        """An independent copy (graph, subgraph groups and warnings)."""
+        return self._with_graph(self.graph.copy())
 
-    def relabel(self, mapping: dict[str, str]) -> FlowChart:
+    def relabel(self, mapping: Mapping[str, str]) -> FlowChart:
         """A copy with node ids renamed by ``mapping`` (ids not in it are kept)."""
-        d = self.to_dict()
-        for nd in d["nodes"]:
-            nd["id"] = mapping.get(nd["id"], nd["id"])
-        for ed in d["edges"]:
-            ed["source"] = mapping.get(ed["source"], ed["source"])
-            ed["target"] = mapping.get(ed["target"], ed["target"])
-        for sd in d["subgraphs"]:
-            sd["nodes"] = [mapping.get(n, n) for n in sd["nodes"]]
-        return FlowChart.from_dict(d)
+        return self._with_graph(nx.relabel_nodes(self.graph, dict(mapping), copy=True), mapping)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FlowChart):
             return NotImplemented
         return self.to_dict() == other.to_dict()
 
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
     def __repr__(self) -> str:
-        return f"FlowChart(direction={self.direction!r}, nodes={len(self.nodes)}, edges={len(self.edges)})"
+        return (f"FlowChart(direction={self.direction!r}, nodes={len(self.graph)}, "
+                f"edges={self.graph.number_of_edges()})")
 
     @classmethod
     def from_edges(cls, edges: Iterable[tuple[str, str] | tuple[str, str, str | None]],

@@ -10,9 +10,11 @@ raises `ToolInputError` whose message is written for a language model: it names 
 and lists the valid ones. `flowpath.agent.tools` returns that message to the agent as the
 observation instead of a traceback.
 
-Speed: every query uses the chart's in/out edge indexes; results that do not depend on node text
-are cached on the chart and dropped on any change (`FlowChart.invalidate`). See
-``eval/bench_tools.py`` for timings on a 44-node chart.
+Each tool is a thin call into networkx on the chart's ``MultiDiGraph`` (`FlowChart.graph`):
+shortest-path lengths for ancestors/descendants, ``generic_bfs_edges`` for BFS and paths, the
+degree views; branch conditions are an edge filter handed to the traversal as its neighbour
+function. Nothing is cached, so nothing goes stale.
+See ``eval/bench_tools.py`` for timings on a 44-node chart.
 
 >>> from flowpath.graph import FlowChart
 >>> fc = FlowChart.from_edges([("A", "B"), ("B", "C", "Yes"), ("B", "D", "No")],
@@ -27,11 +29,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import deque
-from collections.abc import Mapping
-from typing import Any
+import string
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
-from flowpath.graph.core import Edge, FlowChart, normalize_condition
+import networkx as nx
+
+from flowpath.graph.core import FlowChart, normalize_condition
 
 __all__ = [
     "ToolInputError",
@@ -53,6 +57,7 @@ __all__ = [
     "is_terminal",
     "start_nodes",
     "resolve_node_id",
+    "induces_connected_subgraph",
 ]
 
 NodeList = list[str] | dict[str, str]
@@ -77,7 +82,7 @@ def resolve_node_id(chart: FlowChart, node_id: Any, arg: str = "node_id") -> str
     """The chart's id for ``node_id``, forgiving surrounding whitespace/quotes, letter case when
     unambiguous and prose around an exact id (``"Node C"``, ``"C: Is it valid?"``); otherwise
     `ToolInputError` listing close and valid ids."""
-    if isinstance(node_id, str) and node_id in chart.nodes:
+    if isinstance(node_id, str) and node_id in chart.graph:
         return node_id
     if node_id is None or isinstance(node_id, bool) or not isinstance(node_id, (str, int)):
         raise ToolInputError(f"{arg} must be a node id string such as {next(iter(chart.nodes), 'A')!r}, "
@@ -114,53 +119,56 @@ def _levels(levels: Any) -> int | None:
 
 def _statements(chart: FlowChart, ids: list[str], include: bool) -> NodeList:
     if include:
-        nodes = chart.nodes
-        return {n: nodes[n].text for n in ids}
+        attrs = chart.graph.nodes
+        return {n: attrs[n]["text"] for n in ids}
     return list(ids)
 
 
-def _cache(chart: FlowChart) -> dict[Any, Any]:
-    cache = getattr(chart, "_cache", None)
-    if cache is None:  # a FlowChart unpickled from an older flowpath
-        cache = chart._cache = {}
-    return cache
+#: one outgoing edge as the branch helpers see it: (edge key, target, label)
+_Branch = tuple[int, str, "str | None"]
+
+
+def _out_branches(chart: FlowChart, node_id: str) -> list[_Branch]:
+    """The edges leaving ``node_id`` in the order they were added (edge keys count up)."""
+    graph = chart.graph  # neighbors() + get_edge_data() read networkx's dicts without views: ~5x quicker
+    return sorted((k, v, attrs["label"]) for v in graph.neighbors(node_id)
+                  for k, attrs in graph.get_edge_data(node_id, v).items())
 
 
 def _branches(chart: FlowChart, node_id: str) -> str:
-    edges = chart.out_edges(node_id)
+    edges = _out_branches(chart, node_id)
     if not edges:
         return f"node {node_id!r} has no outgoing edges"
-    parts = [f"{e.label!r} -> {e.target}" if e.label is not None else f"(unlabelled) -> {e.target}"
-             for e in edges]
+    parts = [f"{label!r} -> {v}" if label is not None else f"(unlabelled) -> {v}" for _, v, label in edges]
     return f"its branches are: {'; '.join(parts)}"
 
 
-def _match_branch(chart: FlowChart, node_id: str, wanted: Any) -> list[Edge]:
+def _match_branch(chart: FlowChart, node_id: str, wanted: Any) -> list[_Branch]:
     """The outgoing edges of ``node_id`` that the branch ``wanted`` selects.
 
     ``wanted`` may be a condition (``"yes"``, ``True``, ``"No"``), the edge label text or part of
     it, or the target node id. At a two-way decision with one ``yes``/``no`` label, the opposite
     answer selects the other branch (``"no"`` at ``Yes``/``Out of stock``).
     """
-    edges = chart.out_edges(node_id)
+    edges = [(k, v, normalize_condition(label)) for k, v, label in _out_branches(chart, node_id)]
     if isinstance(wanted, bool):
         wanted = "yes" if wanted else "no"
     if wanted is None or not str(wanted).strip():
         raise ToolInputError(f"empty branch for node {node_id!r}; {_branches(chart, node_id)}.")
     want = normalize_condition(str(wanted))
-    hit = [e for e in edges if e.condition == want]
+    hit = [e for e in edges if e[2] == want]
     if not hit:  # the target id given as the branch
-        hit = [e for e in edges if e.target == str(wanted).strip()]
+        hit = [e for e in edges if e[1] == str(wanted).strip()]
     if not hit and want:  # part of a longer label: "over" for "Over budget"
-        hit = [e for e in edges if e.condition and (want in e.condition or e.condition in want)]
-        if len({e.target for e in hit}) > 1:
+        hit = [e for e in edges if e[2] and (want in e[2] or e[2] in want)]
+        if len({e[1] for e in hit}) > 1:
             raise ToolInputError(f"branch {wanted!r} of node {node_id!r} is ambiguous; "
                                  f"{_branches(chart, node_id)}.")
-    if not hit and want in ("yes", "no") and len({e.target for e in edges}) == 2:
+    if not hit and want in ("yes", "no") and len({e[1] for e in edges}) == 2:
         # a two-way decision labelled "Yes" / "Out of stock": "no" is the branch that is not "yes"
         opposite = "no" if want == "yes" else "yes"
-        other = [e for e in edges if e.condition != opposite]
-        if len(other) < len(edges) and len({e.target for e in other}) == 1:
+        other = [e for e in edges if e[2] != opposite]
+        if len(other) < len(edges) and len({e[1] for e in other}) == 1:
             hit = other
     if not hit:
         raise ToolInputError(f"node {node_id!r} has no branch matching {wanted!r}; "
@@ -168,149 +176,249 @@ def _match_branch(chart: FlowChart, node_id: str, wanted: Any) -> list[Edge]:
     return hit
 
 
-def _conditions(chart: FlowChart, conditions: Any) -> dict[str, frozenset[str]]:
-    """Validate ``{decision id: branch}`` -> ``{decision id: allowed targets}``."""
+Neighbours = Callable[[str], Iterable[str]]
+
+
+def _branch_filter(chart: FlowChart, conditions: Any) -> Neighbours | None:
+    """The edge filter that ``conditions`` (``{decision id: branch}``) stand for, as a
+    neighbour function for networkx traversals: at each listed decision only the targets of the
+    branch taken, elsewhere every successor (in edge order); ``None`` without conditions.
+
+    A neighbour function rather than ``nx.subgraph_view``: on a 44-node chart a filtered view made
+    traversals ~15x slower (eval/bench_tools.py), past the 20 us budget of a tool call.
+    """
     if conditions is None:
-        return {}
+        return None
+    neighbours = chart.graph.neighbors
     if not isinstance(conditions, Mapping):
         raise ToolInputError(f"conditions must be an object mapping decision node ids to the branch "
                              f"taken, e.g. {{\"C\": \"yes\"}}, got {conditions!r}.")
-    out: dict[str, frozenset[str]] = {}
+    taken: dict[str, list[str]] = {}
     for key, value in conditions.items():
         nid = resolve_node_id(chart, key, "a conditions key")
-        out[nid] = frozenset(e.target for e in _match_branch(chart, nid, value))
-    return out
+        taken[nid] = list(dict.fromkeys(v for _, v, _ in _match_branch(chart, nid, value)))
+    return lambda n: taken[n] if n in taken else neighbours(n)
+
+
+def _bfs_order(graph: nx.MultiDiGraph, roots: list[str], neighbours: Neighbours | None) -> list[str]:
+    """Breadth-first visiting order from each root in turn (a later root adds only what the
+    earlier ones did not reach). Unfiltered, the BFS behind shortest-path lengths is the
+    quicker networkx walk (its dict is in visiting order)."""
+    order: dict[str, None] = {}
+    for root in roots:
+        if root in order:
+            continue
+        if neighbours is None:
+            order.update(nx.single_source_shortest_path_length(graph, root))
+        else:
+            order[root] = None
+            order.update(dict.fromkeys(v for _, v in nx.generic_bfs_edges(graph, root, neighbours)))
+    return list(order)
+
+
+def _dfs_order(graph: nx.MultiDiGraph, roots: list[str], neighbours: Neighbours | None) -> list[str]:
+    """Depth-first pre-order from each root in turn, children in edge order. networkx's DFS
+    takes no neighbour filter (``sort_neighbors`` does not see the parent), so this one traversal
+    is written out, the way `nx.dfs_edges` walks: a stack of child iterators."""
+    neighbours = neighbours or graph.neighbors
+    seen: dict[str, None] = {}
+    for root in roots:
+        if root in seen:
+            continue
+        seen[root] = None
+        stack = [iter(neighbours(root))]
+        while stack:
+            for child in stack[-1]:
+                if child not in seen:
+                    seen[child] = None
+                    stack.append(iter(neighbours(child)))
+                    break
+            else:
+                stack.pop()
+    return list(seen)
+
+
+def _bfs_path(graph: nx.MultiDiGraph, start: str, end: str, neighbours: Neighbours | None) -> list[str]:
+    """The first path BFS finds from ``start`` to ``end`` (fewest edges, ties by edge order)."""
+    parent = {start: start}
+    for u, v in nx.generic_bfs_edges(graph, start, neighbours):
+        parent[v] = u
+        if v == end:
+            break
+    if end not in parent:
+        return []
+    path = [end]
+    while path[-1] != start:
+        path.append(parent[path[-1]])
+    return path[::-1]
 
 
 def _reach(chart: FlowChart, start: str, levels: int | None, forward: bool) -> list[str]:
     """Nodes reachable from ``start`` (against the arrows unless ``forward``) in at most
-    ``levels`` steps, nearest first, without ``start``. Walks the chart's edge indexes directly:
-    no per-call adjacency lists to build."""
-    index = chart._out if forward else chart._in
-    seen = {start}
-    order: list[str] = []
-    frontier = [start]
-    depth = 0
-    while frontier and (levels is None or depth < levels):
-        nxt = []
-        for n in frontier:
-            for e in index[n]:
-                m = e.target if forward else e.source
-                if m not in seen:
-                    seen.add(m)
-                    order.append(m)
-                    nxt.append(m)
-        frontier = nxt
-        depth += 1
-    return order
+    ``levels`` steps, nearest first, then in edge order; ``start`` itself is left out."""
+    find = nx.single_source_shortest_path_length if forward else nx.single_target_shortest_path_length
+    ids = list(find(chart.graph, start, cutoff=levels))
+    return ids[1:]
+
+
+#: Argument descriptions several tools share, written once; `_prompt` puts them into the
+#: docstrings (``$name``), which smolagents then reads as the tools' prompts.
+_ARG_DOCS = {
+    "node_id": "a node id exactly as in the Mermaid graph, e.g. 'C'.",
+    "include_statements": ("if true, return an ordered {node_id: statement} object instead of a "
+                           "list of ids. Default false."),
+    "conditions": ("branches to take at decision nodes, as {decision_node_id: branch}, e.g. "
+                   "{'C': 'yes', 'F': 'no'}. A branch is 'yes'/'no', the edge label (or a "
+                   "distinctive part of it), or the id of the target node. Decisions not listed "
+                   "are not restricted. Default none."),
+    "start_id": "the node to start from. Omit to start at the flowchart's start node(s).",
+    "path_start": "the first node of the path, e.g. 'A'.",
+    "path_end": "the last node of the path, e.g. 'H'.",
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _prompt(fn: _F) -> _F:
+    """Fill the shared argument descriptions into ``fn``'s docstring."""
+    fn.__doc__ = string.Template(fn.__doc__ or "").substitute(_ARG_DOCS)
+    return fn
 
 
 # -- the paper's tools -------------------------------------------------------------------------------
+# Each docstring is also the prompt the agent reads (`flowpath.agent.tools` builds the smolagents
+# tools from these signatures and docstrings), so it speaks to the caller and gives an example.
+@_prompt
 def get_statement(chart: FlowChart, node_id: str) -> str:
-    """The text written in a node.
+    """Return the text (statement) written inside one node of the flowchart.
+    Example: get_statement(node_id='C') -> 'Is the input valid?'.
 
     Args:
         chart: the flowchart.
-        node_id: a node id, e.g. ``"C"``.
+        node_id: $node_id
 
     Returns:
         The node's statement (newlines where the label had line breaks).
     """
-    node = chart.nodes.get(node_id) if isinstance(node_id, str) else None
-    if node is None:
-        node = chart.nodes[resolve_node_id(chart, node_id)]
-    return node.text
+    return str(chart.graph.nodes[resolve_node_id(chart, node_id)]["text"])
 
 
+@_prompt
 def get_ancestors(chart: FlowChart, node_id: str, levels: int | None = None,
                   include_statements: bool = False) -> NodeList:
-    """Nodes from which ``node_id`` can be reached, nearest first.
+    """Return the nodes from which node_id can be reached (everything upstream of it), nearest
+    first. node_id itself is not included, even when it lies on a loop.
 
     Args:
         chart: the flowchart.
-        node_id: the node whose ancestors are wanted.
-        levels: follow at most this many edges backwards (1 = direct predecessors);
-            ``None`` for all ancestors.
-        include_statements: return ``{id: statement}`` instead of a list of ids.
+        node_id: $node_id
+        levels: how many edges to follow backwards at most (1 = direct predecessors only). Omit
+            or null for no limit.
+        include_statements: $include_statements
 
     Returns:
-        Ancestor ids ordered by distance then edge order; ``node_id`` itself is not included even
-        when it lies on a loop.
+        list | dict: ancestor ids ordered by distance, then edge order.
     """
     nid = resolve_node_id(chart, node_id)
-    lv = _levels(levels)
-    cache = _cache(chart)
-    key = ("anc", nid, lv)
-    ids = cache.get(key)
-    if ids is None:
-        ids = cache[key] = _reach(chart, nid, lv, forward=False)
-    return _statements(chart, ids, include_statements)
+    return _statements(chart, _reach(chart, nid, _levels(levels), forward=False), include_statements)
 
 
+@_prompt
 def get_descendants(chart: FlowChart, node_id: str, levels: int | None = None,
                     include_statements: bool = False) -> NodeList:
-    """Nodes reachable from ``node_id``, nearest first (see `get_ancestors` for arguments)."""
-    nid = resolve_node_id(chart, node_id)
-    lv = _levels(levels)
-    cache = _cache(chart)
-    key = ("desc", nid, lv)
-    ids = cache.get(key)
-    if ids is None:
-        ids = cache[key] = _reach(chart, nid, lv, forward=True)
-    return _statements(chart, ids, include_statements)
-
-
-def get_neighbours(chart: FlowChart, node_id: str, include_statements: bool = False) -> NodeList:
-    """The direct successors of ``node_id`` (targets of its outgoing edges), in edge order.
+    """Return the nodes reachable from node_id (everything downstream of it), nearest first.
+    node_id itself is not included, even when it lies on a loop.
 
     Args:
         chart: the flowchart.
-        node_id: the node.
-        include_statements: return ``{id: statement}`` instead of a list of ids.
+        node_id: $node_id
+        levels: how many edges to follow at most (1 = direct successors only). Omit or null for
+            no limit.
+        include_statements: $include_statements
 
     Returns:
-        Successor ids (each once).
+        list | dict: descendant ids ordered by distance, then edge order.
     """
     nid = resolve_node_id(chart, node_id)
-    return _statements(chart, chart.successors(nid), include_statements)
+    return _statements(chart, _reach(chart, nid, _levels(levels), forward=True), include_statements)
 
 
+@_prompt
+def get_neighbours(chart: FlowChart, node_id: str, include_statements: bool = False) -> NodeList:
+    """Return the direct successors of a node (the nodes its outgoing arrows point to), in edge
+    order, each once. Use get_out_edges to see which branch leads where.
+
+    Args:
+        chart: the flowchart.
+        node_id: $node_id
+        include_statements: $include_statements
+
+    Returns:
+        list | dict: the successor ids.
+    """
+    nid = resolve_node_id(chart, node_id)
+    return _statements(chart, list(chart.graph.succ[nid]), include_statements)
+
+
+@_prompt
 def in_degree(chart: FlowChart, node_id: str) -> int:
-    """Number of edges entering ``node_id`` (O(1): the chart indexes incoming edges)."""
-    nid = node_id if isinstance(node_id, str) and node_id in chart.nodes else resolve_node_id(chart, node_id)
-    return chart.in_degree(nid)
+    """Return the number of arrows entering a node (how many steps lead into it).
+
+    Args:
+        chart: the flowchart.
+        node_id: $node_id
+
+    Returns:
+        The number of incoming edges (two edges between the same nodes count twice).
+    """
+    return int(chart.graph.in_degree(resolve_node_id(chart, node_id)))
 
 
+@_prompt
 def out_degree(chart: FlowChart, node_id: str) -> int:
-    """Number of edges leaving ``node_id``."""
-    nid = node_id if isinstance(node_id, str) and node_id in chart.nodes else resolve_node_id(chart, node_id)
-    return chart.out_degree(nid)
+    """Return the number of arrows leaving a node (2 or more at a decision).
+
+    Args:
+        chart: the flowchart.
+        node_id: $node_id
+
+    Returns:
+        The number of outgoing edges, parallel ones included.
+    """
+    return int(chart.graph.out_degree(resolve_node_id(chart, node_id)))
 
 
-def _max_degree(chart: FlowChart, which: str) -> dict[str, Any]:
-    cache = _cache(chart)
-    hit = cache.get(which)
-    if hit is None:
-        index = chart._in if which == "max_in" else chart._out
-        best = max((len(v) for v in index.values()), default=0)
-        hit = cache[which] = {"degree": best,
-                              "nodes": [n for n, v in index.items() if len(v) == best] if index else []}
-    return {"degree": hit["degree"], "nodes": list(hit["nodes"])}
+def _max_degree(degrees: Any) -> dict[str, Any]:
+    pairs = list(degrees)
+    best = max((d for _, d in pairs), default=0)
+    return {"degree": best, "nodes": [n for n, d in pairs if d == best]}
 
 
 def max_in_degree(chart: FlowChart) -> dict[str, Any]:
-    """The largest in-degree in the chart and the nodes that have it.
+    """Return the largest number of arrows entering any node and the nodes that have it.
+    Useful for 'which step do most paths lead to?'.
+
+    Args:
+        chart: the flowchart.
 
     Returns:
-        ``{"degree": int, "nodes": [ids with that in-degree, in node order]}``; on an empty
-        chart ``{"degree": 0, "nodes": []}``.
+        dict: {'degree': 3, 'nodes': ['F']}, the nodes in chart order; {'degree': 0, 'nodes': []}
+        for an empty chart.
     """
-    return _max_degree(chart, "max_in")
+    return _max_degree(chart.graph.in_degree())
 
 
 def max_out_degree(chart: FlowChart) -> dict[str, Any]:
-    """The largest out-degree in the chart and the nodes that have it (see `max_in_degree`)."""
-    return _max_degree(chart, "max_out")
+    """Return the largest number of arrows leaving any node and the nodes that have it.
+    Useful for 'which decision has the most options?'.
+
+    Args:
+        chart: the flowchart.
+
+    Returns:
+        dict: {'degree': 3, 'nodes': ['C']}, shaped as max_in_degree returns it.
+    """
+    return _max_degree(chart.graph.out_degree())
 
 
 def _roots(chart: FlowChart, start_id: Any) -> list[str]:
@@ -319,186 +427,125 @@ def _roots(chart: FlowChart, start_id: Any) -> list[str]:
     return [resolve_node_id(chart, start_id, "start_id")]
 
 
-def _cond_key(conditions: Any) -> Any:
-    if not conditions:
-        return None
-    try:
-        return frozenset((str(k), str(v)) for k, v in conditions.items())
-    except AttributeError:
-        return "invalid"
-
-
-def bfs(chart: FlowChart, start_id: str | None = None, conditions: Mapping[str, Any] | None = None,
+@_prompt
+def bfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None = None,
         include_statements: bool = False) -> NodeList:
-    """Breadth-first traversal, following only the chosen branch at the decisions in ``conditions``.
+    """Breadth-first traversal of the flowchart from start_id, taking only the chosen branch at
+    each decision listed in conditions. Use it to see everything that can happen in a scenario,
+    e.g. bfs(start_id='A', conditions={'C': 'no'}).
 
     Args:
         chart: the flowchart.
-        start_id: where to start; ``None`` starts from every start node (`start_nodes`).
-        conditions: ``{decision node id: branch taken}``, the branch given as ``"yes"``/``"no"``,
-            the edge label (or part of it) or the target id. Other decisions follow all branches.
-        include_statements: return ``{id: statement}`` instead of a list of ids.
+        start_id: $start_id
+        conditions: $conditions
+        include_statements: $include_statements
 
     Returns:
-        Every node visited, in visiting order, each once.
+        list | dict: every node visited, in visiting order, each once.
     """
-    return _traverse(chart, start_id, conditions, include_statements, depth_first=False)
-
-
-def dfs(chart: FlowChart, start_id: str | None = None, conditions: Mapping[str, Any] | None = None,
-        include_statements: bool = False) -> NodeList:
-    """Depth-first (pre-order, edge order) traversal; arguments as in `bfs`."""
-    return _traverse(chart, start_id, conditions, include_statements, depth_first=True)
-
-
-def _traverse(chart: FlowChart, start_id: Any, conditions: Any, include: bool, depth_first: bool) -> NodeList:
-    cache = _cache(chart)
-    key: Any = ("dfs" if depth_first else "bfs", start_id, _cond_key(conditions))
-    try:
-        ids = cache.get(key)
-    except TypeError:  # unhashable arguments: no caching
-        key, ids = None, None
-    if ids is None:
-        roots = _roots(chart, start_id)
-        allowed = _conditions(chart, conditions)
-        ids = _dfs(chart, roots, allowed) if depth_first else _bfs(chart, roots, allowed)
-        if key is not None:
-            cache[key] = ids
-    return _statements(chart, ids, include)
-
-
-def _bfs(chart: FlowChart, roots: list[str], allowed: dict[str, frozenset[str]]) -> list[str]:
-    seen = set(roots)
-    order = list(dict.fromkeys(roots))
-    queue = deque(order)
-    out = chart._out
-    while queue:
-        n = queue.popleft()
-        only = allowed.get(n)
-        for e in out[n]:
-            m = e.target
-            if m not in seen and (only is None or m in only):
-                seen.add(m)
-                order.append(m)
-                queue.append(m)
-    return order
-
-
-def _dfs(chart: FlowChart, roots: list[str], allowed: dict[str, frozenset[str]]) -> list[str]:
-    seen: set[str] = set()
-    order: list[str] = []
-    out = chart._out
-    stack = list(reversed(roots))
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        order.append(n)
-        only = allowed.get(n)
-        for e in reversed(out[n]):
-            m = e.target
-            if m not in seen and (only is None or m in only):
-                stack.append(m)
-    return order
-
-
-def _shortest(chart: FlowChart, start: str, end: str, allowed: dict[str, frozenset[str]]) -> list[str]:
-    if start == end:
-        return [start]
-    parent = {start: start}
-    queue = deque([start])
-    out = chart._out
-    while queue:
-        n = queue.popleft()
-        only = allowed.get(n)
-        for e in out[n]:
-            m = e.target
-            if m in parent or (only is not None and m not in only):
-                continue
-            parent[m] = n
-            if m == end:
-                path = [m]
-                while path[-1] != start:
-                    path.append(parent[path[-1]])
-                return path[::-1]
-            queue.append(m)
-    return []
-
-
-def path_between(chart: FlowChart, start_id: str, end_id: str, conditions: Mapping[str, Any] | None = None,
-                 include_statements: bool = False) -> NodeList:
-    """The path from ``start_id`` to ``end_id`` that takes the given branches at decisions.
-
-    Args:
-        chart: the flowchart.
-        start_id: first node of the path.
-        end_id: last node of the path.
-        conditions: ``{decision node id: branch taken}`` as in `bfs`; decisions not listed may
-            take any branch.
-        include_statements: return ``{id: statement}`` instead of a list of ids.
-
-    Returns:
-        The shortest such path, both ends included (loops are not repeated); an empty list when
-        ``end_id`` cannot be reached that way.
-    """
-    s = resolve_node_id(chart, start_id, "start_id")
-    e = resolve_node_id(chart, end_id, "end_id")
-    cache = _cache(chart)
-    key: Any = ("path", s, e, _cond_key(conditions))
-    try:
-        ids = cache.get(key)
-    except TypeError:
-        key, ids = None, None
-    if ids is None:
-        ids = _shortest(chart, s, e, _conditions(chart, conditions))
-        if key is not None:
-            cache[key] = ids
+    ids = _bfs_order(chart.graph, _roots(chart, start_id), _branch_filter(chart, conditions))
     return _statements(chart, ids, include_statements)
 
 
+@_prompt
+def dfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None = None,
+        include_statements: bool = False) -> NodeList:
+    """Depth-first traversal (follows each branch to its end before the next, in edge order) from
+    start_id, taking only the chosen branch at each decision listed in conditions.
+
+    Args:
+        chart: the flowchart.
+        start_id: $start_id
+        conditions: $conditions
+        include_statements: $include_statements
+
+    Returns:
+        list | dict: the visited nodes in pre-order, each once.
+    """
+    ids = _dfs_order(chart.graph, _roots(chart, start_id), _branch_filter(chart, conditions))
+    return _statements(chart, ids, include_statements)
+
+
+@_prompt
+def path_between(chart: FlowChart, start_id: str, end_id: str, conditions: dict | None = None,
+                 include_statements: bool = False) -> NodeList:
+    """Return the path from start_id to end_id that takes the given branches at decisions (the
+    shortest such path, both ends included, loops not repeated). This is usually the best tool
+    to ground a scenario: give the decisions the scenario fixes in conditions.
+
+    Args:
+        chart: the flowchart.
+        start_id: $path_start
+        end_id: $path_end
+        conditions: $conditions
+        include_statements: $include_statements
+
+    Returns:
+        list | dict: the path's node ids; empty when end_id cannot be reached that way.
+    """
+    s = resolve_node_id(chart, start_id, "start_id")
+    e = resolve_node_id(chart, end_id, "end_id")
+    ids = _bfs_path(chart.graph, s, e, _branch_filter(chart, conditions))
+    return _statements(chart, ids, include_statements)
+
+
+@_prompt
 def shortest_path(chart: FlowChart, start_id: str, end_id: str, include_statements: bool = False) -> NodeList:
-    """The shortest directed path from ``start_id`` to ``end_id`` (fewest edges; ties broken by
-    edge order), both ends included; an empty list when there is none."""
+    """Return the shortest directed path (fewest edges) from start_id to end_id, both ends
+    included, ignoring branch conditions.
+
+    Args:
+        chart: the flowchart.
+        start_id: $path_start
+        end_id: $path_end
+        include_statements: $include_statements
+
+    Returns:
+        list | dict: the path's node ids; empty when there is no path.
+    """
     return path_between(chart, start_id, end_id, None, include_statements)
 
 
 # -- FloCA's graph-execution tools --------------------------------------------------------------------
+@_prompt
 def get_out_edges(chart: FlowChart, node_id: str) -> list[dict[str, str | None]]:
-    """The outgoing edges of a node with their branch conditions.
-
-    Returns:
-        ``[{"target": id, "label": edge text or None, "condition": "yes"/"no"/lower-case text or
-        None}, ...]`` in edge order.
-    """
-    nid = resolve_node_id(chart, node_id)
-    cache = _cache(chart)
-    key = ("oute", nid)
-    rows = cache.get(key)
-    if rows is None:
-        rows = cache[key] = [{"target": e.target, "label": e.label, "condition": e.condition}
-                             for e in chart.out_edges(nid)]
-    return [dict(r) for r in rows]
-
-
-def next_hop(chart: FlowChart, node_id: str, condition: str | bool | None = None) -> str | None:
-    """The node that execution moves to from ``node_id``.
+    """Return the outgoing edges of a node with their branch conditions, in edge order, e.g. for
+    a decision [{'target': 'D', 'label': 'Yes', 'condition': 'yes'}, {'target': 'E', 'label':
+    'No', 'condition': 'no'}]. A Yes and a No edge to the same node are two entries.
 
     Args:
         chart: the flowchart.
-        node_id: the current node.
-        condition: the branch taken at a decision (``"yes"``, ``"no"``, label text or target id);
-            may be ``None`` when the node has a single successor.
+        node_id: $node_id
 
     Returns:
-        The next node id, or ``None`` at a terminal node (no outgoing edges).
+        list: one object per edge; 'condition' is 'yes', 'no', the lower-cased label text, or
+        null for an unlabelled edge.
+    """
+    nid = resolve_node_id(chart, node_id)
+    return [{"target": v, "label": label, "condition": normalize_condition(label)}
+            for _, v, label in _out_branches(chart, nid)]
+
+
+@_prompt
+def next_hop(chart: FlowChart, node_id: str, condition: str | None = None) -> str | None:
+    """Execute one step of the flowchart: return the id of the node reached from node_id, taking
+    the given branch at a decision. Example: next_hop(node_id='C', condition='no') -> 'E'.
+
+    Args:
+        chart: the flowchart.
+        node_id: $node_id
+        condition: the branch taken, 'yes', 'no', the edge label or the target id. May be
+            omitted when the node has a single successor.
+
+    Returns:
+        The next node id, or null at a terminal node (no outgoing edges).
 
     Raises:
-        ToolInputError: unknown node, or a branching node without a ``condition`` that selects
+        ToolInputError: unknown node, or a branching node without a condition that selects
             exactly one successor.
     """
     nid = resolve_node_id(chart, node_id)
-    succ = chart.successors(nid)
+    succ = list(chart.graph.succ[nid])
     if condition is None or (isinstance(condition, str) and not condition.strip()):
         if not succ:
             return None
@@ -508,27 +555,54 @@ def next_hop(chart: FlowChart, node_id: str, condition: str | bool | None = None
         raise ToolInputError(f"node {nid!r} branches; give the condition taken. {branches[0].upper()}{branches[1:]}.")
     if not succ:
         return None
-    hit = _match_branch(chart, nid, condition)
-    return hit[0].target
+    return _match_branch(chart, nid, condition)[0][1]
 
 
+@_prompt
 def is_terminal(chart: FlowChart, node_id: str) -> bool:
-    """True when ``node_id`` has no outgoing edges (execution ends there)."""
-    nid = node_id if isinstance(node_id, str) and node_id in chart.nodes else resolve_node_id(chart, node_id)
-    return not chart._out[nid]
+    """Return true if the node has no outgoing arrows (the flow ends there), else false.
+
+    Args:
+        chart: the flowchart.
+        node_id: $node_id
+
+    Returns:
+        Whether execution ends at this node.
+    """
+    return next(chart.graph.successors(resolve_node_id(chart, node_id)), None) is None
 
 
 def start_nodes(chart: FlowChart) -> list[str]:
-    """Where execution begins: nodes without incoming edges; if every node has one (the chart
-    starts inside a loop), the nodes of kind ``start``; failing that, the first node."""
-    cache = _cache(chart)
-    ids = cache.get("start")
-    if ids is None:
-        ids = chart.sources() or [n.id for n in chart.nodes.values() if n.kind == "start"]
-        if not ids and chart.nodes:
-            ids = [next(iter(chart.nodes))]
-        cache["start"] = ids
-    return list(ids)
+    """Return the ids of the nodes where the flowchart begins (nodes no arrow enters), e.g. ['A'].
+    When every node has an incoming arrow (the chart starts inside a loop), the nodes of kind
+    start, failing that the first node.
+
+    Args:
+        chart: the flowchart.
+
+    Returns:
+        The start node ids in chart order.
+    """
+    ids = chart.sources() or [n for n, kind in chart.graph.nodes(data="kind") if kind == "start"]
+    return ids or list(chart.graph)[:1]
+
+
+# -- not an agent tool ----------------------------------------------------------------------------------
+def induces_connected_subgraph(node_ids: Iterable[str], edges: Iterable[tuple[str, str]]) -> bool:
+    """True when ``node_ids`` induce a weakly connected subgraph of the directed ``edges``: one
+    node is connected, an empty selection is not. (A grounding path that falls apart into pieces
+    usually means a missed intermediate node.)
+
+    >>> induces_connected_subgraph(["A", "C"], [("A", "B"), ("B", "C")])
+    False
+    """
+    chosen = set(node_ids)
+    if not chosen:
+        return False
+    graph = nx.Graph()
+    graph.add_nodes_from(chosen)
+    graph.add_edges_from((s, t) for s, t in edges if s in chosen and t in chosen)
+    return nx.is_connected(graph)
 
 
 #: name -> function, in the order tools are presented to an agent.

@@ -151,7 +151,7 @@ class OfflineReasoner(Reasoner):
         # how strongly a story must mention a decision to settle it (generated QA, --hard)
         self.settle_threshold = 0.5
         self.fact_branch_boost = 0.2
-        self._cache: tuple[int, FlowChart, _ChartContext] | None = None
+        self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
         self._encoder = encoder
@@ -194,12 +194,13 @@ class OfflineReasoner(Reasoner):
 
     # -- shared helpers -----------------------------------------------------------------------
     def _context(self, chart: FlowChart) -> _ChartContext:
-        # many questions share a chart: keep the last chart's index (identity-checked)
-        if self._cache is not None and self._cache[0] == id(chart) and self._cache[1] is chart \
-                and len(self._cache[2].index.ids) == len(chart):
+        # many questions share a chart: keep the last chart's index while that chart object
+        # holds the same content (compared by value, so an edit in place cannot go unseen)
+        content = chart.to_dict()
+        if self._cache is not None and self._cache[0] is chart and self._cache[1] == content:
             return self._cache[2]
         ctx = _ChartContext(chart, self._text_encoder(), self.blend)
-        self._cache = (id(chart), chart, ctx)
+        self._cache = (chart, content, ctx)
         return ctx
 
     @staticmethod

@@ -21,7 +21,7 @@ from flowpath.registry import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowpath.models.base import Transcriber
-    from flowpath.transcribe.offline import OCRTranscriber
+    from flowpath.transcribe.ocr import OCRTranscriber
     from flowpath.transcribe.qwen2vl import Qwen2VLTranscriber
     from flowpath.transcribe.source import SourceTranscriber
 
@@ -29,7 +29,7 @@ __all__ = ["OCRTranscriber", "Qwen2VLTranscriber", "SourceTranscriber", "TRANSCR
            "default_transcriber", "make_transcriber"]
 
 TRANSCRIBERS: Registry[Transcriber] = Registry("transcriber", {
-    "ocr": "flowpath.transcribe.offline:OCRTranscriber",
+    "ocr": "flowpath.transcribe.ocr:OCRTranscriber",
     "source": "flowpath.transcribe.source:SourceTranscriber",
     "qwen2vl": "flowpath.transcribe.qwen2vl:Qwen2VLTranscriber",
 }, aliases={"offline": "ocr", "tesseract": "ocr", "mermaid": "source", "qwen": "qwen2vl",

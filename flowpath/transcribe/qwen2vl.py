@@ -3,8 +3,8 @@ adapter, reads the letter-labelled image and writes Mermaid whose node ids are t
 
 Also holds what training and inference must share: the prompt, the processor (built without a
 video processor, because transformers' ``Qwen2VLProcessor``/``AutoProcessor`` construct one that
-needs torchvision, which this project does not install), the chat-text layout and the tiny
-random-init model used by tests and the CPU recipe.
+needs torchvision, which this project does not install) and the chat-text layout. The training
+side (example encoding, the tiny random-init model of the CPU recipe) lives in ``training/``.
 
 Everything heavy (torch, transformers, peft) is imported inside functions.
 """
@@ -38,9 +38,6 @@ CHAT_TEMPLATE = (
     "{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
-
-SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>",
-                  "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
 
 #: decoding settings tried in turn until the output parses and its ids are the letters
 DEFAULT_DECODINGS: tuple[dict[str, Any], ...] = (
@@ -127,93 +124,6 @@ def render_chat(processor: Any, messages: list[dict[str, Any]], *, add_generatio
                                    add_generation_prompt=add_generation_prompt)
 
 
-def encode_example(processor: Any, image: Any, answer: str, prompt: str = FLOW2MERMAID_PROMPT,
-                   max_length: int | None = None) -> dict[str, Any]:
-    """Tokenise one training example with the loss only on the answer.
-
-    Prompt tokens (system/user turns, the image placeholder tokens) get label ``-100``; the
-    assistant's Mermaid and its end-of-turn token are learned.
-
-    Returns:
-        ``input_ids``, ``attention_mask``, ``labels``, ``mm_token_type_ids`` (1-D), ``pixel_values``, ``image_grid_thw``.
-    """
-    prompt_text = render_chat(processor, chat_messages(prompt), add_generation_prompt=True)
-    full_text = render_chat(processor, chat_messages(prompt, answer), add_generation_prompt=False)
-    if not full_text.startswith(prompt_text):
-        raise ValueError("chat template does not extend the prompt with the answer; cannot mask the prompt")
-    p = processor(text=[prompt_text], images=[image], return_tensors="pt")
-    f = processor(text=[full_text], images=[image], return_tensors="pt")
-    ids = f["input_ids"][0]
-    labels = ids.clone()
-    n_prompt = p["input_ids"].shape[1]
-    labels[:n_prompt] = -100
-    image_id = processor.image_token_id
-    labels[ids == image_id] = -100
-    mask = f["attention_mask"][0]
-    # Qwen2-VL's multimodal RoPE needs to know which positions are image tokens
-    mm = f["mm_token_type_ids"][0] if "mm_token_type_ids" in f else (ids == image_id).long()
-    if max_length is not None and ids.shape[0] > max_length:
-        # never cut into the image tokens: the model needs all of them
-        if n_prompt >= max_length:
-            raise ValueError(f"prompt with image is {n_prompt} tokens, more than max_length={max_length}")
-        ids, labels, mask, mm = ids[:max_length], labels[:max_length], mask[:max_length], mm[:max_length]
-    return {"input_ids": ids, "attention_mask": mask, "labels": labels, "mm_token_type_ids": mm,
-            "pixel_values": f["pixel_values"], "image_grid_thw": f["image_grid_thw"]}
-
-
-def train_tiny_tokenizer(texts: list[str], vocab_size: int = 400) -> Any:
-    """A small byte-level BPE tokenizer trained offline on Mermaid text, with Qwen2-VL's special
-    tokens and chat template (for tests and the CPU recipe; no download)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.BPE(unk_token=None))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator(texts + [FLOW2MERMAID_PROMPT], trainer=trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                   bos_token=None, unk_token=None)
-    fast.chat_template = CHAT_TEMPLATE
-    return fast
-
-
-def tiny_qwen2vl(tokenizer: Any, *, hidden_size: int = 32, layers: int = 2, vision_depth: int = 2,
-                 seed: int = 0) -> Any:
-    """A random-init ``Qwen2VLForConditionalGeneration`` small enough for CPU tests.
-
-    The special token ids (image, video, vision start/end, eos, pad) are taken from ``tokenizer``;
-    a config's defaults point into Qwen's real 151k vocabulary and would index out of range.
-    """
-    _require_models("the tiny Qwen2-VL model")
-    import torch
-    from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
-
-    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
-    heads = 4
-    half = hidden_size // heads // 2
-    text = dict(vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=2 * hidden_size,
-                num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=2,
-                max_position_embeddings=4096,
-                # M-RoPE splits each head's rotary half-dimension over (time, height, width)
-                rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
-                                 "mrope_section": [half - 2 * (half // 4), half // 4, half // 4]},
-                bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
-                pad_token_id=ids["<|endoftext|>"])
-    vision = dict(depth=vision_depth, embed_dim=hidden_size, hidden_size=hidden_size, num_heads=heads,
-                  mlp_ratio=2, patch_size=14, spatial_merge_size=2, temporal_patch_size=2)
-    cfg = Qwen2VLConfig(text_config=text, vision_config=vision,
-                        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-                        vision_start_token_id=ids["<|vision_start|>"],
-                        vision_end_token_id=ids["<|vision_end|>"])
-    torch.manual_seed(seed)
-    model = Qwen2VLForConditionalGeneration(cfg)
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    return model
-
-
 def check_letters(chart: FlowChart, letters: list[str]) -> list[str]:
     """What is wrong with a transcribed chart's node ids, given the labels (empty = fine)."""
     ids = set(chart.nodes)
@@ -274,7 +184,9 @@ class Qwen2VLTranscriber(Transcriber):
         device: ``cpu``, ``cuda``, ``cuda:1``, ``auto``.
         dtype: torch dtype name (``float32``, ``bfloat16``); default float32 on CPU, bfloat16 on CUDA.
         max_new_tokens: generation budget per attempt.
-        min_pixels, max_pixels: image pixel budget (aspect ratio kept).
+        min_pixels, max_pixels: image pixel budget (aspect ratio kept). Default: the budget of
+            the processor saved with the adapter (or the base), i.e. the resolution the model was
+            trained at; set them only to deliberately run at another resolution.
         decodings: generation settings tried in order (see `DEFAULT_DECODINGS`).
         prompt: the instruction; must match the one used in training.
 
@@ -286,7 +198,7 @@ class Qwen2VLTranscriber(Transcriber):
 
     def __init__(self, base: str | Path, adapter: str | Path | None = None, *, device: str = "cpu",
                  dtype: str | None = None, max_new_tokens: int = 1024, min_pixels: int | None = None,
-                 max_pixels: int | None = 1024 * 28 * 28,
+                 max_pixels: int | None = None,
                  decodings: list[dict[str, Any]] | tuple[dict[str, Any], ...] = DEFAULT_DECODINGS,
                  prompt: str = FLOW2MERMAID_PROMPT, seed: int = 0) -> None:
         _require_models("Qwen2VLTranscriber")

@@ -54,6 +54,33 @@ def test_one_tool_per_graph_function_with_valid_schema(tools):
 
 
 @require_smolagents
+def test_tool_prompts_are_generated_from_the_graph_tool_docstrings(tools):
+    """One source per prompt: the description is the function's docstring summary plus its
+    Returns text, each argument's text is its Args entry; nothing restated by hand."""
+    for name, tool in tools.items():
+        fn = gt.TOOL_FUNCTIONS[name]
+        summary = " ".join(inspect.getdoc(fn).split("\n\n")[0].split())
+        assert tool.description.startswith(summary), name
+        assert "\nReturns: " in tool.description, name
+        assert "$" not in tool.description
+        for arg, spec in tool.inputs.items():
+            assert f"{arg}: {spec['description']}" in " ".join(inspect.getdoc(fn).split()), (name, arg)
+    # the same entry written once in graph/tools.py reaches every tool that takes the argument
+    assert len({t.inputs["conditions"]["description"] for t in tools.values() if "conditions" in t.inputs}) == 1
+
+
+@require_smolagents
+def test_tools_on_a_chart_with_a_yes_and_a_no_edge_to_one_node():
+    from flowpath.agent.tools import make_graph_tools
+
+    chart = parse_mermaid("flowchart TD\n  A{Ok?} -->|Yes| B\n  A -->|No| B\n  B --> C")
+    tools = {t.name: t for t in make_graph_tools(chart)}
+    assert [e["label"] for e in tools["get_out_edges"](node_id="A")] == ["Yes", "No"]
+    assert tools["out_degree"](node_id="A") == 2 and tools["get_neighbours"](node_id="A") == ["B"]
+    assert tools["next_hop"](node_id="A", condition="no") == "B"
+
+
+@require_smolagents
 def test_tools_return_python_values(tools):
     assert tools["get_statement"](node_id="B") == "Valid?"
     assert tools["get_neighbours"](node_id="B", include_statements=True) == {"C": "Save", "D": "Reject"}

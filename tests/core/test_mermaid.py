@@ -448,12 +448,6 @@ def test_to_mermaid_rejects_ids_mermaid_cannot_spell():
         to_mermaid(FlowChart.from_edges([("end", "C")]))
 
 
-def test_flowchart_to_mermaid_method():
-    chart = parse_mermaid("flowchart RL\n A{x} -.-> B")
-    assert chart.to_mermaid() == to_mermaid(chart)
-    assert parse_mermaid(chart.to_mermaid()) == chart
-
-
 # -- the benchmark's 60 charts ---------------------------------------------------------------------
 _LINK = re.compile(r"<?(?:-{2,}[->ox]|={2,}[=>ox]|-?\.+-[>ox]?|~{3,})")
 

@@ -26,7 +26,7 @@ def small_set(tmp_path_factory):
 
 
 def test_benchmark_layout_loads_with_flowpath_bench(small_set):
-    from flowpath.bench import STYLE_FAMILIES, Benchmark
+    from flowpath.datasets.febench import STYLE_FAMILIES, Benchmark
 
     charts = sorted((small_set / "charts").glob("*.json"))
     assert len(charts) == 4
@@ -144,14 +144,18 @@ def test_bad_options_are_clear_errors(tmp_path, capsys):
 
 def test_config_files_load_and_bad_keys_fail_fast(tmp_path):
     from data_gen.cli import _apply_config, build_parser
+    from data_gen.pipeline import RENDERERS
+    from data_gen.styles import FAMILIES
     from tests.markers import REPO_ROOT
 
     for cfg in sorted((REPO_ROOT / "configs").glob("gen_*.yaml")):
         parser = build_parser()
         _apply_config(parser, ["out", "--config", str(cfg)])
         args = parser.parse_args(["out", "--config", str(cfg), "--seed", "5"])
-        assert args.seed == 5 and args.count > 0 and set(args.styles) <= {
-            "single_color", "multi_color", "default", "black_white"}
+        assert args.seed == 5 and args.count > 0 and set(args.styles) <= set(FAMILIES)
+        assert set(args.renderers) <= set(RENDERERS) and 0 <= args.photo <= 1
+        if "eval" in cfg.stem:
+            assert args.split == "eval"  # held-out palettes and fonts
     bad = tmp_path / "bad.yaml"
     bad.write_text("styles: [neon]\n")
     with pytest.raises(SystemExit):

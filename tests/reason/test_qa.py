@@ -9,7 +9,7 @@ import networkx as nx
 import pytest
 
 from data_gen.qa import main, make_hard_questions, make_questions, random_chart, settle
-from flowpath.bench import Benchmark
+from flowpath.datasets.febench import Benchmark
 from flowpath.mermaid import parse_mermaid
 from flowpath.reason import QUESTION_TYPES, classify_question
 from tests.markers import FEBENCH_DEV, require_febench
