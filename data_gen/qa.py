@@ -476,17 +476,7 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     (gold: the path from the first settled decision, or a step the story says was done just
     before it, to the answer node, as in the benchmark's loan example); flow referential names
     the current step reworded (gold: it and the asked neighbour); topological questions are
-    `make_questions`' (they quote node names).
-
-    Args:
-        chart: the flowchart.
-        chart_id: id written into each record.
-        rng: the random source.
-        per_type: questions per type (fewer when the chart cannot support a template).
-        domain: domain label for the records.
-
-    Returns:
-        Benchmark-layout question records (``gold`` = grounding node ids).
+    `make_questions`' (they quote node names). Arguments and records as `make_questions`.
     """
     g = chart.to_networkx()
     text = {n.id: (n.text or n.id).strip() for n in chart}
