@@ -17,15 +17,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import random
 import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from flowpath.datasets import Benchmark
 from flowpath.evaluation.attribution import oracle_parse, score_question
 from flowpath.metrics import AttributionMetric
+from flowpath.models.base import Reasoner
 from flowpath.pipeline import reason_on
 from flowpath.reason import classify_question, make_reasoner
 
@@ -53,11 +56,11 @@ def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
 
 
 def run(bench: Path, reasoner_name: str = "offline", limit: int | None = None, noise: float = 0.0,
-        seed: int = 0) -> dict[str, Any]:
+        seed: int = 0, reasoner: Reasoner | None = None) -> dict[str, Any]:
     """Score a reasoner on a benchmark-layout folder in oracle mode (optionally with noisy node
     texts, ``noise`` = per-character error rate); scoring is flowpath's own attribution metric."""
     rng = random.Random(seed)
-    reasoner = make_reasoner(reasoner_name)
+    reasoner = reasoner or make_reasoner(reasoner_name)  # an explicit reasoner wins
     data = Benchmark(bench)
     questions = data.questions[:limit] if limit else list(data.questions)
     questions.sort(key=lambda q: q.chart)  # one parse per chart
@@ -99,12 +102,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--json", type=Path, default=None, help="write the full report (with per-question records)")
     p.add_argument("--errors", type=int, default=0, help="print this many mismatching questions")
+    p.add_argument("--semantic", choices=["auto", "on", "off"], default="auto",
+                   help="offline reasoner: embedding similarity (the semantic extra) when installed / required / never")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
     if not (args.bench / "questions.jsonl").is_file():
         p.error(f"{args.bench}: no questions.jsonl")
-    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise)
+    reasoner = None
+    if args.reasoner == "offline":
+        from flowpath.reason import OfflineReasoner
+
+        reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic])
+    cpu0 = time.process_time()
+    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise, reasoner=reasoner)
+    cpu = time.process_time() - cpu0
     print(f"{rep['bench']}  reasoner={rep['reasoner']}  noise={args.noise}  questions={rep['questions']}  "
           f"type-recognition accuracy={rep['type_accuracy']:.3f}")
     print(f"{'slice':<22}{'n':>6}{'P':>8}{'R':>8}{'F1':>8}{'exact':>8}")
@@ -114,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{100 * s['f1']:>8.2f}{100 * s['exact_match']:>8.1f}")
     t = rep["ms_per_question"]
     print(f"reasoning time per question: mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms")
+    loaded = getattr(reasoner, "_encoder", None) is not None
+    print(f"embedding model loaded: {loaded}; CPU seconds {cpu:.1f} (model load included); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     shown = 0
     for r in rep["records"]:
         if shown >= args.errors:
