@@ -42,7 +42,10 @@ _FLOW = re.compile(
     r"previous|prior to|right before|directly before|step (taken|completed) before|"
     r"series of|sequence of|how many steps|how many (conditional|decision)|starting from|upon (reaching|deciding|completing)|"
     r"what (steps|path)|must have|would have|zeroeth|second step|first step|led me here|leads? to)\b", re.I)
-_SCENARIO_PERSON = re.compile(r"\b([A-Z][a-z]{2,}|Dr\.\s+[A-Z][a-z]+)\s+(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
+# the actor of a story: a name ("Chen is"), a title, or a role opening a sentence ("An applicant
+# has", "The customer wants")
+_SCENARIO_PERSON = re.compile(r"(\b[A-Z][a-z]{2,}|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
+                              r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
 _WALK = re.compile(r"\b(how many (steps|operations|actions|nodes|decisions?|decision points|conditional|conditions|choices|checks)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
