@@ -37,9 +37,18 @@ def _diamond_with_gap(gap: int) -> tuple[np.ndarray, tuple[float, float, float, 
     return img, (cx - rx, cy - ry, cx + rx, cy + ry)
 
 
+def _on_paper(img: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The drawing multiplied onto slightly grey, grainy paper (a scan or a photo)."""
+    grain = np.random.default_rng(seed).integers(-3, 4, img.shape)
+    return np.clip(img.astype(np.int32) * 235 // 255 + grain, 0, 255).astype(np.uint8)
+
+
 def test_a_gap_of_a_few_pixels_at_a_diamonds_corner_still_yields_the_node():
-    for gap in (4, 8):
+    cases = [(4, False), (4, True), (8, True), (12, True)]  # (gap px, scanned onto paper)
+    for gap, paper in cases:
         img, box = _diamond_with_gap(gap)
+        if paper:
+            img = _on_paper(img)
         (regions,) = ClassicalSegmenter()([img])
         row = _score(regions, [box])
         assert row["recall@0.7"] == 1.0, f"gap {gap} px: diamond not found ({[r.bbox for r in regions]})"
