@@ -113,7 +113,8 @@ def stroke_width(ink: np.ndarray) -> float:
 def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int, int], *,
                    ink_contrast: float = 0.3, gap_strokes: float = 3.0, min_outline: float = 0.75,
                    min_solidity: float = 0.85, min_size: int = 10, max_inked: float = 0.3,
-                   max_band_ink: float = 0.35, with_masks: bool = True
+                   max_band_ink: float = 0.35, ink: np.ndarray | None = None,
+                   with_masks: bool = True
                    ) -> list[Region]:
     """Nodes of one working image found from its strokes (see the module docstring).
 
@@ -131,12 +132,14 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
             inked beyond this share is not a node.
         max_band_ink: share of the band just inside the outline that may be ink (a node has
             padding between outline and text).
+        ink: the image's `ink_mask`, when the caller has it already.
         with_masks: attach COCO RLE masks.
     """
     import cv2
 
     H, W = image.shape[:2]
-    ink = ink_mask(image, ink_contrast)
+    if ink is None:
+        ink = ink_mask(image, ink_contrast)
     if not ink.any():
         return []
     sw = stroke_width(ink)
@@ -197,4 +200,20 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         if not holds:  # a blob around other blobs is a frame or a loop of connectors
             out.append(region_from_polygon(poly, out_size[0], out_size[1], STROKE_SCORE,
                                            with_mask=with_masks))
+    return out
+
+
+def holds_ink(regions: list[Region], ink: np.ndarray, sx: float, sy: float, min_pixels: int = 10
+              ) -> list[Region]:
+    """The regions whose middle (their box less a fifth on every side) holds at least
+    ``min_pixels`` of ink: a node holds text, a cell of squared paper (its ruling removed from
+    the ink) holds nothing. Region boxes are in original pixels, ``ink`` in working pixels."""
+    out = []
+    for r in regions:
+        x0, y0, x1, y1 = r.bbox
+        dx, dy = 0.2 * (x1 - x0), 0.2 * (y1 - y0)
+        xa, xb = int((x0 + dx) * sx), int(np.ceil((x1 - dx) * sx))
+        ya, yb = int((y0 + dy) * sy), int(np.ceil((y1 - dy) * sy))
+        if ink[max(ya, 0):max(yb, 0), max(xa, 0):max(xb, 0)].sum() >= min_pixels:
+            out.append(r)
     return out
