@@ -43,7 +43,6 @@ import numpy as np
 from flowpath.geometry import Region
 from flowpath.models.base import Segmenter
 from flowpath.segment.colour import colour_regions
-from flowpath.segment.strokes import holds_ink, ink_mask, stroke_regions
 from flowpath.segment.postprocess import (
     CLASSICAL_MAX_PIXELS,
     polygon_of_contour,
@@ -51,6 +50,7 @@ from flowpath.segment.postprocess import (
     resolve_overlaps,
     working_scale,
 )
+from flowpath.segment.strokes import holds_ink, ink_mask, stroke_regions
 
 logger = logging.getLogger(__name__)
 
@@ -178,10 +178,10 @@ class ClassicalSegmenter(Segmenter):
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
-        flat = regions + blobs
+        flat_regions = regions + blobs
         if ink is not None:  # cells of squared paper are flat regions that hold no ink
-            flat = holds_ink(flat, ink, sx, sy)
-        regions = _prefer_filled(_prefer_outlined(flat, strokes), colours)
+            flat_regions = holds_ink(flat_regions, ink, sx, sy)
+        regions = _prefer_filled(_prefer_outlined(flat_regions, strokes), colours)
         regions = resolve_overlaps(regions, iou_threshold=0.3, containment=0.7)
         if not regions:
             return [], "candidate shapes were all rejected (edge labels, frames or text only)"

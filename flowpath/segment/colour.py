@@ -102,10 +102,10 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
         found.append(((x, y, x + w, y + h), [((px + x) / sx, (py + y) / sy) for px, py in poly]))
     out = []
-    for j, ((x0, y0, x1, y1), poly) in enumerate(found):
+    for j, ((x0, y0, x1, y1), outline) in enumerate(found):
         holds = any(i != j and b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1
                     for i, (b, _) in enumerate(found))
         if not holds:  # a coloured subgraph frame around coloured nodes
-            out.append(region_from_polygon(poly, out_size[0], out_size[1], COLOUR_SCORE,
+            out.append(region_from_polygon(outline, out_size[0], out_size[1], COLOUR_SCORE,
                                            with_mask=with_masks))
     return out

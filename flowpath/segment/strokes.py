@@ -70,7 +70,7 @@ def _long_lines(mask: np.ndarray, length: int) -> np.ndarray:
             p0 = (round(c - dx), round(c - dy)) if horizontal else (round(c - dy), round(c - dx))
             p1 = (round(c + dx), round(c + dy)) if horizontal else (round(c + dy), round(c + dx))
             cv2.line(k, p0, p1, 1, 1)
-            out |= cv2.morphologyEx(m, cv2.MORPH_OPEN, k)
+            out |= cv2.morphologyEx(m, cv2.MORPH_OPEN, k).astype(np.uint8)
     return out.astype(bool)
 
 
@@ -194,11 +194,11 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
         found.append(((x, y, x + w, y + h), [((px + x) / sx, (py + y) / sy) for px, py in poly]))
     out = []
-    for k, ((x0, y0, x1, y1), poly) in enumerate(found):
+    for k, ((x0, y0, x1, y1), outline) in enumerate(found):
         holds = any(j != k and b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1
                     for j, (b, _) in enumerate(found))
         if not holds:  # a blob around other blobs is a frame or a loop of connectors
-            out.append(region_from_polygon(poly, out_size[0], out_size[1], STROKE_SCORE,
+            out.append(region_from_polygon(outline, out_size[0], out_size[1], STROKE_SCORE,
                                            with_mask=with_masks))
     return out
 

@@ -74,7 +74,7 @@ def test_squared_paper_yields_no_grid_cell_nodes():
     paper = _squared_paper(h, w)
     boxes = [(70, 80, 250, 160), (320, 200, 500, 290)]
     ink = np.full((h, w, 3), 255, np.uint8)
-    for (x0, y0, x1, y1), word in zip(boxes, ("Start", "Done")):
+    for (x0, y0, x1, y1), word in zip(boxes, ("Start", "Done"), strict=True):
         cv2.rectangle(ink, (x0, y0), (x1, y1), (30, 30, 60), 3, cv2.LINE_AA)
         _text(ink, x0 + 40, (y0 + y1) // 2 + 8, word, (30, 30, 60))
     cv2.arrowedLine(ink, (160, 160), (410, 200), (30, 30, 60), 2, cv2.LINE_AA)
@@ -105,7 +105,7 @@ def test_a_saturated_fill_with_a_darker_same_hue_border_is_found():
     img = np.full((260, 520, 3), (246, 244, 238), np.uint8)  # off-white web page
     boxes = [(40, 60, 220, 150), (300, 110, 480, 200)]
     fills = [((240, 200, 30), (170, 130, 0)), ((220, 40, 40), (140, 10, 10))]  # yellow, red
-    for (x0, y0, x1, y1), (fill, border) in zip(boxes, fills):
+    for (x0, y0, x1, y1), (fill, border) in zip(boxes, fills, strict=True):
         cv2.rectangle(img, (x0 + 4, y0 + 4), (x1 + 4, y1 + 4), (200, 198, 192), -1)  # drop shadow
         cv2.rectangle(img, (x0, y0), (x1, y1), fill, -1)
         cv2.rectangle(img, (x0, y0), (x1, y1), border, 3)
