@@ -139,8 +139,8 @@ class SourceTranscriber(Transcriber):
                 except (json.JSONDecodeError, AttributeError):
                     nodes = {}
                 if nodes:
-                    from flowpath.evaluation.transcription import match_nodes
                     from flowpath.geometry import Region
+                    from flowpath.metrics.matching import match_nodes
 
                     gold = {k: Region(tuple(v["bbox"])) for k, v in nodes.items() if k in src.nodes}
                     m = match_nodes(chart.regions, gold, self.min_iou)
@@ -151,7 +151,7 @@ class SourceTranscriber(Transcriber):
         from rapidfuzz import fuzz
 
         if self._ocr is None:
-            from flowpath.transcribe.offline import OCRTranscriber
+            from flowpath.transcribe.ocr import OCRTranscriber
 
             self._ocr = OCRTranscriber()
         read = self._ocr([chart])[0].chart

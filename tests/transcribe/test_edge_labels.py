@@ -12,6 +12,13 @@ from tests.markers import generate_in_child_process, require_chromium, require_t
 
 pytestmark = require_tesseract
 
+
+@pytest.fixture(scope="module")
+def tesseract():
+    from flowpath.transcribe.ocr.engines import TesseractEngine
+
+    return TesseractEngine()
+
 #: branch labels crossed by their connectors, three of them on a subgraph fill
 CHART = """flowchart TD
     A([Start]) --> B{Is the input valid?}
@@ -50,7 +57,7 @@ def rendered(tmp_path_factory):
 
 @require_chromium
 def test_labels_crossed_by_their_line_and_on_subgraph_fills_are_read(rendered):
-    from flowpath.bench import Benchmark
+    from flowpath.datasets.febench import Benchmark
     from flowpath.evaluation.transcription import evaluate_transcription
     from flowpath.transcribe import make_transcriber
 
@@ -65,7 +72,7 @@ def test_labels_crossed_by_their_line_and_on_subgraph_fills_are_read(rendered):
 
 @require_chromium
 def test_each_label_is_one_box_including_those_on_a_subgraph_fill(rendered):
-    from flowpath.bench import Benchmark
+    from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
     from flowpath.labeller import draw_labels
     from flowpath.models.base import LabelledChart
@@ -108,62 +115,34 @@ def _translucent_label(word: str) -> np.ndarray:
     return np.array(img)
 
 
-def test_label_crop_drops_the_line_seen_through_the_box():
-    from flowpath.transcribe import ocr
+def test_label_crop_drops_the_line_seen_through_the_box(tesseract):
+    from flowpath.transcribe.ocr.crops import to_label_crop, to_text_crop
+    from flowpath.transcribe.ocr.text import clean_label, join_lines
 
     rgb = _translucent_label("No")
-    crop = ocr.to_label_crop(rgb, line_height=30)
+    crop = to_label_crop(rgb, line_height=30)
     assert crop is not None
     ink = crop.image < 128
     # the word is kept: ink spans about the word's height; the line ran the full box height
     rows = np.flatnonzero(ink.any(axis=1))
     assert rows.size and (rows.max() - rows.min()) < 0.8 * crop.image.shape[0]
     # the hard binarisation of node crops keeps the line; this crop does not
-    old = ocr.to_text_crop(rgb, None, line_height=30, hard=True)
+    old = to_text_crop(rgb, None, line_height=30, hard=True)
     assert old is not None
     old_rows = np.flatnonzero((old.image < 128).any(axis=1))
     assert (old_rows.max() - old_rows.min()) > (rows.max() - rows.min())
-    assert ocr.clean_label(ocr.read_crops([crop])[0]) == "No"
-
-
-def test_in_process_tesseract_reads_like_the_command_line():
-    import pytesseract
-
-    from flowpath.transcribe import ocr
-
-    crop = ocr.to_label_crop(_translucent_label("Yes"), line_height=30)
-    assert crop is not None
-    eng = ocr.TesseractAPI.acquire("eng")
-    if eng is None:
-        pytest.skip("libtesseract cannot be loaded with ctypes here (command line used)")
-    try:
-        words = [w for w in eng.data(crop.image, 6)["text"] if w.strip()]
-    finally:
-        ocr.TesseractAPI.release(eng)
-    cli = pytesseract.image_to_data(crop.image, config="--psm 6", output_type=pytesseract.Output.DICT)
-    assert words == [w for w in cli["text"] if w.strip()]
-    assert ocr.clean_label(" ".join(words)) == "Yes"
+    assert clean_label(join_lines(tesseract.read([crop])[0].words)) == "No"
 
 
 @pytest.mark.parametrize("raw, want", [
     ("Y¥", "Y"), ("y:", "Y"), ("N", "N"), ("n'", "N"), ("Nlo", "No"), ("Yés", "Yes"),
-    ("Yellow", "Yellow"), ("A", "A"), ("Timeout", "Timeout"),
+    ("Yellow", "Yellow"), ("A", "A"), ("Timeout", "Timeout"), ("yas", "Yes"), ("Wo", "No"),
+    ("Nope", "Nope"), ("Tru", "True"), ("f No", "No"),
 ])
 def test_clean_label_snaps_branch_words_only(raw, want):
-    from flowpath.transcribe.ocr import clean_label
+    from flowpath.transcribe.ocr.text import clean_label
 
     assert clean_label(raw) == want
-
-
-def test_command_line_fallback_reads_the_same_as_the_engine(monkeypatch):
-    """Where libtesseract cannot be loaded, the tesseract command line is used instead."""
-    from flowpath.transcribe import ocr
-
-    crops = [ocr.to_label_crop(_translucent_label(w), line_height=30) for w in ("Yes", "No")]
-    in_process = ocr.read_crops(crops)
-    monkeypatch.setattr(ocr.TesseractAPI, "acquire", classmethod(lambda cls, lang: None))
-    assert ocr.read_crops(crops) == in_process
-    assert [ocr.clean_label(t) for t in in_process] == ["Yes", "No"]
 
 
 @pytest.fixture(scope="module")

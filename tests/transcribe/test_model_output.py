@@ -58,7 +58,7 @@ def test_transcribe_modules_import_without_torch():
     from tests.markers import REPO_ROOT
 
     code = ("import json, sys\n"
-            "import flowpath.transcribe, flowpath.transcribe.qwen2vl, flowpath.transcribe.offline\n"
+            "import flowpath.transcribe, flowpath.transcribe.qwen2vl, flowpath.transcribe.ocr\n"
             "import flowpath.transcribe.source, flowpath.evaluation.transcription, flowpath.commands.eval_transcribe\n"
             "flowpath.transcribe.OCRTranscriber, flowpath.transcribe.Qwen2VLTranscriber  # lazy names resolve\n"
             "print(json.dumps([m for m in ('torch', 'transformers', 'peft') if m in sys.modules]))\n")

@@ -1,50 +1,27 @@
-"""`OCRTranscriber`: the offline, CPU-only transcriber (tesseract OCR + classical edge recovery).
+"""Classical recovery of a chart's connectors: background, edge-label boxes, subgraph frames,
+connector pieces and the nodes they touch, arrowheads, and which label belongs to which edge.
 
-Given the original image and the letter -> region map:
-
-1. **Foreground.** The background colour is the most common colour on the image border;
-   everything that differs from it is ink (borders, fills, text, connectors, label boxes).
-2. **Nodes.** Every region's polygon, grown by a few pixels to swallow its border, is masked
-   out. The node interiors (polygon shrunk past the border) are OCR'd; the outline profile gives
-   the shape (`flowpath.transcribe.shapes`).
-3. **Edge labels.** What remains is connectors, arrowheads and edge labels. Label boxes are
-   found two ways: filled label backgrounds (Mermaid's default style) survive a morphological
-   opening that erases thin lines; labels drawn on the bare background show up as clusters of
-   glyph-sized blobs. Label boxes are filled into the connector mask so that a line interrupted
-   by its label stays one piece.
-4. **Connectors.** Connected components of that mask; each component's contacts are the
-   regions whose grown outline it touches. An arrowhead is a filled triangle, so the contact
-   where the stroke is much thicker than the component's line width (distance transform) is a
-   target and the others are sources.
-5. **Text.** Node interiors are read by tesseract (`ocr.read_crops`, in a background thread while
-   steps 3-4 run), then the label boxes (`ocr.to_label_crop`).
-
-Anything odd (a connector touching one node only, no arrowhead, an unreadable node) becomes a
-line in ``Transcription.problems``; a chart never raises.
+Used by `flowpath.transcribe.ocr.OCRTranscriber` (steps 1, 3 and 4 of its docstring); numpy and
+OpenCV only.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 import cv2
 import numpy as np
 
 from flowpath.geometry import Region
-from flowpath.graph import Edge, FlowChart, Node
-from flowpath.models.base import LabelledChart, Transcriber, Transcription
-from flowpath.transcribe import ocr
-from flowpath.transcribe.shapes import classify_shape
 
-logger = logging.getLogger(__name__)
+#: xyxy integer pixel box
+Box = tuple[int, int, int, int]
 
 
 @dataclass
-class _Contact:
+class Contact:
+    """Where a connector piece touches a node's contact ring."""
+
     region: int
     count: int
     point: tuple[float, float]
@@ -55,9 +32,11 @@ class _Contact:
 
 
 @dataclass
-class _Component:
+class Component:
+    """One connector piece: the nodes it touches and the label boxes on it."""
+
     label: int
-    contacts: list[_Contact] = field(default_factory=list)
+    contacts: list[Contact] = field(default_factory=list)
     label_boxes: list[int] = field(default_factory=list)
 
 
@@ -85,278 +64,16 @@ def background_distance(img: np.ndarray, bg: np.ndarray) -> np.ndarray:
     return np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2])
 
 
-def foreground_mask(img: np.ndarray, bg: np.ndarray, threshold: float = 22.0) -> np.ndarray:
-    """True where a pixel differs from the background colour by more than ``threshold`` in any
-    channel (low enough to keep the pale label backgrounds of Mermaid's default theme)."""
-    return background_distance(img, bg) > threshold
-
-
-def _poly(region: Region, dx: float = 0.0, dy: float = 0.0) -> np.ndarray:
+def region_polygon(region: Region, dx: float = 0.0, dy: float = 0.0) -> np.ndarray:
+    """The region's polygon as int32 pixel points, shifted by ``(-dx, -dy)`` (for OpenCV)."""
     return np.round(np.asarray(region.polygon, dtype=np.float64) - [dx, dy]).astype(np.int32)
-
-
-class OCRTranscriber(Transcriber):
-    """Offline transcriber: tesseract for text, classical CV for edges, arrows and shapes.
-
-    Args:
-        lang: tesseract language(s), e.g. ``"eng"``.
-        node_margin: pixels the node outline is grown by before connectors are traced (the
-            border's thickness plus anti-aliasing); ``None`` = scale with the image.
-        arrow_ratio: a contact is an arrowhead when its stroke is this many times thicker than
-            the connector's line.
-        timeout: seconds allowed per tesseract call.
-        workers: parallel tesseract processes per chart (2 uses both cores of a small machine).
-
-    >>> from flowpath.transcribe import OCRTranscriber  # doctest: +SKIP
-    >>> tr = OCRTranscriber()([labelled_chart])[0]      # doctest: +SKIP
-    >>> print(tr.mermaid)                                # doctest: +SKIP
-    """
-
-    name = "ocr"
-
-    def __init__(self, *, lang: str = "eng", node_margin: int | None = None,
-                 arrow_ratio: float = 2.2, timeout: float = 60.0, workers: int = 2) -> None:
-        import shutil
-
-        from flowpath.errors import MissingDependencyError, require
-
-        require("pytesseract", "ocr", "OCRTranscriber")
-        if shutil.which("tesseract") is None:
-            raise MissingDependencyError(
-                "OCRTranscriber needs the tesseract binary: apt-get install tesseract-ocr")
-        self.lang = lang
-        self.node_margin = node_margin
-        self.arrow_ratio = float(arrow_ratio)
-        self.timeout = float(timeout)
-        self.workers = int(workers)
-
-    def __call__(self, charts: list[LabelledChart]) -> list[Transcription]:
-        out = []
-        for chart in charts:
-            t = time.perf_counter()
-            try:
-                tr = self.transcribe(chart)
-            except Exception as exc:  # a bad chart must not stop a batch
-                logger.exception("OCR transcription failed")
-                fc = FlowChart()
-                for letter in chart.regions:
-                    fc.add_node(Node(letter, ""))
-                tr = Transcription(mermaid=_safe_mermaid(fc), chart=fc,
-                                   problems=[f"transcription failed: {type(exc).__name__}: {exc}"])
-            tr.meta.setdefault("transcriber", self.name)
-            tr.meta["seconds"] = round(time.perf_counter() - t, 3)
-            out.append(tr)
-        return out
-
-    # ------------------------------------------------------------------------------------------
-    def transcribe(self, chart: LabelledChart) -> Transcription:
-        """Transcribe one chart (may raise; ``__call__`` turns errors into problems)."""
-        from flowpath.io import load_image
-
-        img = load_image(chart.image, name="OCRTranscriber image")
-        letters = list(chart.regions)
-        regions = [chart.regions[k] for k in letters]
-        problems: list[str] = []
-        fc = FlowChart("TD")
-        if not regions:
-            problems.append("no node regions were given; the graph is empty")
-            return Transcription(mermaid=_safe_mermaid(fc), chart=fc, problems=problems)
-        H, W = img.shape[:2]
-        bg = background_color(img)
-        bg_dist = background_distance(img, bg)
-        fg = bg_dist > 22
-        dark = bg_dist > 90
-
-        sides = [min(r.width, r.height) for r in regions if r.width > 0 and r.height > 0]
-        unit = float(np.median(sides)) if sides else 40.0
-        margin = self.node_margin if self.node_margin is not None else int(np.clip(round(unit * 0.05), 2, 10))
-
-        # region maps: owner (node mask grown by `margin`) and contact ring (grown further)
-        order = sorted(range(len(regions)), key=lambda i: -regions[i].area)
-        node_owner = np.zeros((H, W), np.int32)
-        contact_owner = np.zeros((H, W), np.int32)
-        ring = margin + max(3, margin // 2 + 2)
-        for i in order:
-            pts = _poly(regions[i])
-            if len(pts) < 3:
-                continue
-            cv2.fillPoly(contact_owner, [pts], i + 1)
-            cv2.polylines(contact_owner, [pts], True, i + 1, thickness=2 * ring + 1)
-        for i in order:
-            pts = _poly(regions[i])
-            cv2.fillPoly(node_owner, [pts], i + 1)
-            cv2.polylines(node_owner, [pts], True, i + 1, thickness=2 * margin + 1)
-        node_mask = node_owner > 0
-
-        # --- node crops ---------------------------------------------------------------------
-        crops: list[ocr.TextCrop | None] = []
-        interiors: list[tuple[int, int, int, int, np.ndarray] | None] = []
-        glyph_ink = []
-        shapes: dict[int, str] = {}
-        for r in regions:
-            x0, y0 = max(int(np.floor(r.bbox[0])), 0), max(int(np.floor(r.bbox[1])), 0)
-            x1, y1 = min(int(np.ceil(r.bbox[2])) + 1, W), min(int(np.ceil(r.bbox[3])) + 1, H)
-            if x1 - x0 < 4 or y1 - y0 < 4:
-                interiors.append(None)
-                continue
-            m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            cv2.fillPoly(m, [_poly(r, x0, y0)], 1)
-            shrink = max(margin + 1, 4)
-            inner = cv2.erode(m, np.ones((2 * shrink + 1, 2 * shrink + 1), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
-            # and inside the drawn outline, row by row: a region polygon may be only the box
-            # of a round node, whose border then curves through the polygon's interior
-            f = fg[y0:y1, x0:x1] & (m > 0)
-            shapes[len(interiors)] = shape = classify_shape(fg[y0:y1, x0:x1])
-            # only round nodes: for a box that sits inside a rectangle's border the first
-            # ink of a row is the text itself, and bounding by it would cut letters
-            has = f.any(axis=1) if shape in ("stadium", "circle") else np.zeros(f.shape[0], bool)
-            left = np.where(has, f.argmax(axis=1), 0)
-            right = np.where(has, f.shape[1] - 1 - f[:, ::-1].argmax(axis=1), f.shape[1] - 1)
-            left = np.where(has, left, -shrink)
-            right = np.where(has, right, f.shape[1] - 1 + shrink)
-            cols = np.arange(f.shape[1])[None, :]
-            inner &= (cols >= left[:, None] + shrink) & (cols <= right[:, None] - shrink)
-            interiors.append((x0, y0, x1, y1, inner))
-            crop = img[y0:y1, x0:x1]
-            if inner.sum() > 16:
-                px = crop.astype(np.float32)
-                fillv = np.median(px[inner], axis=0)
-                glyph_ink.append((np.sqrt(((px - fillv) ** 2).sum(axis=2)) > 60) & inner)
-        line_h = _median_line_height(glyph_ink) or max(unit * 0.3, 12.0)
-        for it in interiors:
-            if it is None:
-                crops.append(None)
-                continue
-            x0, y0, x1, y1, inner = it
-            crops.append(ocr.to_text_crop(img[y0:y1, x0:x1], inner, line_height=line_h))
-        # node text is read while the connectors are traced: tesseract runs in its own
-        # threads (ctypes releases the GIL), so both cores work during the pixel analysis
-        pool = ThreadPoolExecutor(1)
-        node_job = pool.submit(ocr.read_crops, crops, lang=self.lang, timeout=self.timeout,
-                               workers=self.workers)
-        pool.shutdown(wait=False)
-
-        # --- connectors ---------------------------------------------------------------------
-        conn = fg & ~node_mask
-        conn_u8 = conn.astype(np.uint8)
-        # remove specks (anti-aliasing dust)
-        n0, lab0, st0, _ = cv2.connectedComponentsWithStats(conn_u8, connectivity=8)
-        small = st0[:, cv2.CC_STAT_AREA] < 6
-        small[0] = False
-        conn_u8[small[lab0]] = 0
-        conn = conn_u8.astype(bool)
-        faint = (bg_dist > 4) & ~node_mask
-        boxes, flats = _label_boxes(faint, dark & conn, contact_owner > 0, line_h, img)
-        if flats is not None:
-            # subgraph fills and other large flat areas are background for connector tracing
-            conn &= ~flats
-        frames = _frames(conn, line_h)
-        if frames is not None:
-            conn &= ~frames
-            # a subgraph title sits just under its frame's top edge: not an edge label
-            boxes = [b for b in boxes if not _under_frame(b, frames, line_h)]
-        conn_u8 = conn.astype(np.uint8)
-        conn2 = conn_u8.copy()
-        # a label drawn on an opaque box interrupts its line a few px before the glyphs:
-        # fill the box grown by that padding so both halves of the line join through it
-        gpad = max(2, int(round(0.35 * line_h)))
-        for (bx0, by0, bx1, by1) in boxes:
-            conn2[max(by0 - gpad, 0):by1 + gpad, max(bx0 - gpad, 0):bx1 + gpad] = 1
-        conn2 &= (~node_mask).astype(np.uint8)
-        # bridge the gaps of dotted and dashed connectors (a few px) before labelling pieces
-        gap = max(3, int(round(line_h * 0.15)) | 1)
-        free = (~node_mask).astype(np.uint8)
-        closed = np.asarray(cv2.morphologyEx(conn2, cv2.MORPH_CLOSE, np.ones((gap, gap), np.uint8)), np.uint8)
-        conn2 = (closed & free) | conn2
-        ncomp, comp, cstats, _ = cv2.connectedComponentsWithStats(conn2, connectivity=8)
-        dist = cv2.distanceTransform(conn_u8, cv2.DIST_L2, 3)
-        in_box = np.zeros((H, W), bool)
-        for (bx0, by0, bx1, by1) in boxes:
-            in_box[by0:by1, bx0:bx1] = True
-        dist[in_box] = 0
-
-        components = _contacts(comp, cstats, contact_owner, dist, line_h, self.arrow_ratio, bg_dist)
-        for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
-            # the connector piece covering most of the box (its centre pixel can be a hole
-            # where the box touches a node's margin)
-            ks = comp[by0:by1, bx0:bx1]
-            ks = ks[ks > 0]
-            k = int(np.bincount(ks).argmax()) if ks.size else 0
-            if k in components:
-                components[k].label_boxes.append(bi)
-
-        # --- OCR of the edge labels (one more mosaic) -----------------------------------------
-        label_crops = []
-        for (bx0, by0, bx1, by1) in boxes:
-            # the box itself, no margin: just outside it the connector is at full strength,
-            # inside it is seen through the translucent box and `to_label_crop` drops it.
-            # Labels are short words: read them larger than node text (tesseract misreads
-            # two-letter words at node-text size far more often)
-            label_crops.append(ocr.to_label_crop(img[by0:by1, bx0:bx1], line_height=line_h / 1.4))
-        label_texts = ocr.read_crops(label_crops, lang=self.lang, timeout=self.timeout, workers=1)
-        node_texts = node_job.result()
-        for b, lc in enumerate(label_crops):
-            if lc is not None and not label_texts[b] and any(b in c.label_boxes for c in components.values()):
-                label_texts[b] = ocr.read_word(lc, lang=self.lang, timeout=self.timeout)
-
-        # --- nodes ----------------------------------------------------------------------------
-        for i, letter in enumerate(letters):
-            text = node_texts[i]
-            shape = shapes.get(i, "rect")
-            if not text:
-                problems.append(f"node {letter}: no readable text")
-            fc.add_node(Node(letter, text, shape))
-
-        # --- edges ----------------------------------------------------------------------------
-        seen: set[tuple[str, str]] = set()
-        for k in sorted(components):
-            c = components[k]
-            edges, notes = _component_edges(c, regions, letters)
-            problems.extend(notes)
-            edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
-            assigned = _assign_labels(c, boxes, regions, edges)
-            for j, (s, t) in enumerate(edges):
-                key = (letters[s], letters[t])
-                if key in seen:
-                    continue
-                seen.add(key)
-                texts_j = [ocr.clean_label(label_texts[b]) for b in assigned.get(j, []) if label_texts[b]]
-                # several boxes on one edge: a branch word among specks is the label
-                fc.add_edge(Edge(letters[s], letters[t], label=ocr.clean_label(" ".join(texts_j)) or None))
-        for letter in letters:
-            if fc.in_degree(letter) == 0 and fc.out_degree(letter) == 0 and len(letters) > 1:
-                problems.append(f"node {letter}: no connector found")
-        fc.warnings = list(problems)
-        meta: dict[str, Any] = {"line_height": round(line_h, 1), "label_boxes": len(boxes),
-                                "connectors": len(components),
-                                "labels": [{"box": list(b), "text": t} for b, t in zip(boxes, label_texts, strict=True)]}
-        return Transcription(mermaid=_safe_mermaid(fc), chart=fc, problems=problems, meta=meta)
-
-
-def _safe_mermaid(fc: FlowChart) -> str:
-    from flowpath.mermaid import to_mermaid
-
-    return to_mermaid(fc)
-
-
-def _median_line_height(inks: list[np.ndarray]) -> float | None:
-    hs = []
-    for ink in inks:
-        n, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
-        if n > 1:
-            h, w = stats[1:, cv2.CC_STAT_HEIGHT], stats[1:, cv2.CC_STAT_WIDTH]
-            keep = (h >= 5) & (w < 3 * h) & (h < 200)
-            hs.extend(h[keep].tolist())
-    if len(hs) < 5:
-        return None
-    return float(np.percentile(hs, 75)) / 0.72
 
 
 #: max per-channel difference from a subgraph fill's colour of a pixel of that fill
 _FLAT_TOLERANCE = 6
 
 
-def _label_boxes(faint: np.ndarray, dark: np.ndarray, near_node: np.ndarray, line_h: float,
+def find_label_boxes(faint: np.ndarray, dark: np.ndarray, near_node: np.ndarray, line_h: float,
                  img: np.ndarray) -> tuple[list[tuple[int, int, int, int]], np.ndarray | None]:
     """Boxes of edge labels among the non-node pixels (xyxy ints), and a mask of large flat
     non-node areas (subgraph fills) or None.
@@ -491,14 +208,14 @@ def _extend_word(big: np.ndarray, near_node: np.ndarray, x0: int, y0: int, x1: i
     return x0, x1
 
 
-def _under_frame(box: tuple[int, int, int, int], frames: np.ndarray, line_h: float) -> bool:
+def under_frame(box: tuple[int, int, int, int], frames: np.ndarray, line_h: float) -> bool:
     x0, y0, x1, y1 = box
     top = max(int(y0 - 1.2 * line_h), 0)
     band = frames[top:y0 + 1, x0:x1]
     return bool(band.size) and bool((band.sum(axis=1) > 0.6 * (x1 - x0)).any())
 
 
-def _frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
+def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
     """Pixels of subgraph frames (long straight lines forming most of a rectangle), minus the
     places where a connector crosses them; None when there is no frame.
 
@@ -546,9 +263,9 @@ def _frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
     return out & ~crossing
 
 
-def _contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
+def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
               dist: np.ndarray, line_h: float, arrow_ratio: float = 2.2,
-              ink: np.ndarray | None = None) -> dict[int, _Component]:
+              ink: np.ndarray | None = None) -> dict[int, Component]:
     """For each connector component, the regions it touches and the stroke thickness there.
 
     ``cstats`` are the component stats of ``comp`` (OpenCV): every per-component scan stays
@@ -556,7 +273,7 @@ def _contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
     """
     sel = (comp > 0) & (contact_owner > 0)
     ys, xs = np.nonzero(sel)
-    out: dict[int, _Component] = {}
+    out: dict[int, Component] = {}
     if len(ys) == 0:
         return out
     ks = comp[ys, xs]
@@ -576,9 +293,9 @@ def _contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
         x0, x1 = max(int(px.min()) - win, 0), min(int(px.max()) + win + 1, W)
         d = dist[y0:y1, x0:x1] * (comp[y0:y1, x0:x1] == k)
         thick = float(d.max()) if d.size else 0.0
-        c = out.setdefault(k, _Component(k))
+        c = out.setdefault(k, Component(k))
         mass = float(ink[py, px].sum()) if ink is not None else float(len(seg))
-        c.contacts.append(_Contact(r, len(seg), (cx, cy), thick, mass=mass))
+        c.contacts.append(Contact(r, len(seg), (cx, cy), thick, mass=mass))
     for k, c in out.items():
         x, y, w, h = (int(v) for v in cstats[k, :4])
         vals = dist[y:y + h, x:x + w][comp[y:y + h, x:x + w] == k]
@@ -589,7 +306,7 @@ def _contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
     return out
 
 
-def _component_edges(c: _Component, regions: list[Region], letters: list[str]
+def component_edges(c: Component, regions: list[Region], letters: list[str]
                      ) -> tuple[list[tuple[int, int]], list[str]]:
     """Directed (source, target) region pairs for one connector component, plus notes."""
     contacts = [ct for ct in c.contacts if ct.count >= 2]
@@ -633,7 +350,7 @@ def _component_edges(c: _Component, regions: list[Region], letters: list[str]
     return pairs, notes
 
 
-def _assign_labels(c: _Component, boxes: list[tuple[int, int, int, int]],
+def assign_labels(c: Component, boxes: list[tuple[int, int, int, int]],
                    regions: list[Region], edges: list[tuple[int, int]]) -> dict[int, list[int]]:
     """Edge index -> label boxes: each box goes to the edge whose straight segment (between the
     contact points, else the node centres) passes nearest to it."""

@@ -1,0 +1,316 @@
+"""OCR engines behind one interface: tesseract (print) and PP-OCR via rapidocr (handwriting).
+
+An engine reads a list of cleaned crops (`flowpath.transcribe.ocr.crops.TextCrop`) and returns
+one `Reading` per crop: the words with their boxes (so that `text.join_lines` can order them)
+and a confidence in [0, 1].
+
+* `TesseractEngine` (default, core dependency ``tesserocr``): all crops of a chart are stacked
+  into one tall *mosaic* per worker and read by one in-process tesseract call; words go back to
+  their crop by vertical position. tesserocr releases the GIL while tesseract works, so two
+  workers use two cores. Tesseract's language data comes from Debian (``tesseract-ocr-eng``),
+  found by `find_tessdata`.
+* `RapidOCREngine` (``flowpath[ocr]``): PP-OCR detection + recognition ONNX models shipped in
+  the ``rapidocr`` wheel (no download), one crop at a time. A print engine reads handwriting
+  badly (docs/transcription.md, "handwriting"); this one reads it far better, at ~10x the cost.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from flowpath.errors import MissingDependencyError
+from flowpath.transcribe.ocr.crops import TextCrop
+
+if TYPE_CHECKING:  # text.py reads tesseract's dictionary through find_tessdata here
+    from flowpath.transcribe.ocr.text import Word
+
+#: white gap between stacked crops; large enough that tesseract never merges two crops' lines
+_GAP = 28
+
+#: where Debian (and the tesseract defaults of other distributions) keep the language data
+_TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+                  "/usr/share/tessdata", "/usr/local/share/tessdata")
+
+
+@dataclass
+class Reading:
+    """What an engine read in one crop.
+
+    Attributes:
+        words: ``(top, left, height, text)`` per word (or per line, for line-level engines), in
+            the crop's pixels.
+        confidence: the engine's own confidence in [0, 1] (mean over words); 0 when nothing
+            was read.
+        engine: the engine's name.
+    """
+
+    words: list[Word] = field(default_factory=list)
+    confidence: float = 0.0
+    engine: str = ""
+
+
+class OCREngine(ABC):
+    """Reads cleaned text crops. Subclasses load their model once and are reused across charts."""
+
+    name: str = ""
+
+    @abstractmethod
+    def read(self, crops: Sequence[TextCrop | None]) -> list[Reading]:
+        """Read every crop; ``None`` entries (no ink) give an empty `Reading`."""
+
+
+def find_tessdata(lang: str = "eng") -> Path | None:
+    """The tessdata directory holding ``{lang}.traineddata``: ``$TESSDATA_PREFIX`` first, then
+    the Debian/distribution locations; None when there is none.
+
+    The tesserocr wheel bundles libtesseract but no language data, and looks in ``./`` unless
+    told otherwise, so the path is always passed explicitly.
+    """
+    for base in (os.environ.get("TESSDATA_PREFIX"), *_TESSDATA_DIRS):
+        if base and (Path(base) / f"{lang.split('+')[0]}.traineddata").is_file():
+            return Path(base)
+    return None
+
+
+class TesseractEngine(OCREngine):
+    """Tesseract in process through tesserocr, reading each batch as one mosaic per worker.
+
+    Args:
+        lang: tesseract language(s), e.g. ``"eng"``.
+        workers: mosaics read in parallel (one loaded engine each; 2 uses both cores of a
+            small machine).
+
+    Raises:
+        MissingDependencyError: tesserocr is not installed, or the language data is missing
+            (the message names the pip package or the Debian package to install).
+    """
+
+    name = "tesseract"
+
+    def __init__(self, lang: str = "eng", workers: int = 2) -> None:
+        # tesseract's OpenMP threads only slow it down here (tesseract docs: set
+        # OMP_THREAD_LIMIT=1 for parallel runs); we run one engine per core instead
+        os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+        try:
+            import tesserocr
+        except ImportError as exc:
+            raise MissingDependencyError(
+                "the OCR transcriber needs the 'tesserocr' package (a flowpath dependency): "
+                "pip install tesserocr") from exc
+        tessdata = find_tessdata(lang)
+        if tessdata is None:
+            raise MissingDependencyError(
+                f"tesseract language data '{lang}.traineddata' was not found in $TESSDATA_PREFIX or "
+                f"{', '.join(_TESSDATA_DIRS)}: apt-get install tesseract-ocr-{lang.split('+')[0]} "
+                "(or set TESSDATA_PREFIX to the folder holding it)")
+        self.lang = lang
+        self.workers = max(1, int(workers))
+        self._tesserocr = tesserocr
+        self._path = str(tessdata) + os.sep
+        # idle loaded engines; a batch takes one per worker thread and puts it back
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def _api(self) -> Any:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            try:
+                return self._tesserocr.PyTessBaseAPI(path=self._path, lang=self.lang,
+                                                     psm=self._tesserocr.PSM.SINGLE_BLOCK)
+            except RuntimeError as exc:
+                raise MissingDependencyError(
+                    f"tesseract could not load language {self.lang!r} from {self._path}: "
+                    f"apt-get install tesseract-ocr-{self.lang.split('+')[0]}") from exc
+
+    def words(self, image: np.ndarray, psm: int = 6) -> tuple[list[Word], list[float]]:
+        """Words of a grey image (``0`` ink, ``255`` paper) and their confidences (0-100),
+        read with page segmentation mode ``psm`` (6: a block of text, 8: one word)."""
+        img = np.ascontiguousarray(image, dtype=np.uint8)
+        api = self._api()
+        try:
+            api.SetPageSegMode(psm)
+            api.SetImageBytes(img.tobytes(), img.shape[1], img.shape[0], 1, img.strides[0])
+            tsv = api.GetTSVText(0) or ""
+        finally:
+            api.Clear()
+            self._idle.put(api)
+        words: list[Word] = []
+        confs: list[float] = []
+        for line in tsv.splitlines():
+            f = line.split("\t")
+            if len(f) < 12 or f[0] != "5" or not f[11].strip():  # level 5 = word
+                continue
+            words.append((int(f[7]), int(f[6]), int(f[9]), f[11].strip()))
+            confs.append(float(f[10]))
+        return words, confs
+
+    def read(self, crops: Sequence[TextCrop | None]) -> list[Reading]:
+        readings = [Reading(engine=self.name) for _ in crops]
+        items = [(i, c) for i, c in enumerate(crops) if c is not None]
+        if not items:
+            return readings
+        chunks = _split_by_area(items, min(self.workers, len(items)))
+        if len(chunks) == 1:
+            results = [self._read_mosaic(chunks[0])]
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(len(chunks)) as pool:
+                results = list(pool.map(self._read_mosaic, chunks))
+        for res in results:
+            for idx, reading in res.items():
+                readings[idx] = reading
+        return readings
+
+    def read_word(self, crop: TextCrop | None) -> Reading:
+        """Read one short crop as a single word (``--psm 8``): for edge labels the mosaic left
+        empty (a connector drawn through a two-letter word confuses the block layout analysis
+        more than the word recogniser)."""
+        if crop is None:
+            return Reading(engine=self.name)
+        words, confs = self.words(crop.image, psm=8)
+        kept = [(w, c) for w, c in zip(words, confs, strict=True) if c >= crop.min_conf]
+        return Reading([w for w, _ in kept], _mean([c for _, c in kept]) / 100, self.name)
+
+    def _read_mosaic(self, items: list[tuple[int, TextCrop]]) -> dict[int, Reading]:
+        width = max(c.image.shape[1] for _, c in items)
+        mosaic = np.full((sum(c.image.shape[0] + _GAP for _, c in items), width), 255, np.uint8)
+        starts = []
+        y = 0
+        for _, c in items:
+            h, w = c.image.shape
+            mosaic[y:y + h, :w] = c.image
+            starts.append(y)
+            y += h + _GAP
+        words, confs = self.words(mosaic, psm=6)
+        per: dict[int, list[tuple[Word, float]]] = {}
+        for (top, left, height, word), conf in zip(words, confs, strict=True):
+            cy = top + height / 2
+            j = int(np.searchsorted(starts, cy, side="right") - 1)
+            if j < 0:
+                continue
+            idx, crop = items[j]
+            if cy > starts[j] + crop.image.shape[0] + 2:
+                continue  # in the gap between two crops
+            if conf < 10 and not re.search(r"[A-Za-z0-9]", word):
+                continue  # specks read as punctuation
+            if conf < crop.min_conf:
+                continue
+            per.setdefault(idx, []).append(((top - starts[j], left, height, word), conf))
+        return {idx: Reading([w for w, _ in ws], _mean([c for _, c in ws]) / 100, self.name)
+                for idx, ws in per.items()}
+
+
+class RapidOCREngine(OCREngine):
+    """PP-OCR text recognition through rapidocr and onnxruntime, one text line at a time.
+
+    The model is the one shipped inside the ``rapidocr`` wheel (PP-OCRv6 small recognition);
+    nothing is downloaded. Recognition reads a single line, so a crop is first split into its
+    lines at blank rows (`split_lines`); running rapidocr's own detector instead upscales every
+    crop to 736 px and cost ~1.5 s per node here. The recogniser covers Chinese and English; the
+    English-only recognisers rapidocr knows of are downloads, so lines read with characters
+    outside ASCII are dropped (a misread of a Latin word, for us).
+
+    Args:
+        threads: onnxruntime intra-op threads.
+
+    Raises:
+        MissingDependencyError: rapidocr or onnxruntime is missing (``flowpath[ocr]``).
+    """
+
+    name = "rapidocr"
+
+    def __init__(self, threads: int = 2) -> None:
+        from flowpath.errors import require
+
+        require("rapidocr", "ocr", "RapidOCREngine")
+        require("onnxruntime", "ocr", "RapidOCREngine")
+        from rapidocr import RapidOCR
+
+        self._ocr = RapidOCR(params={
+            "Global.log_level": "error",
+            "EngineConfig.onnxruntime.intra_op_num_threads": int(threads),
+            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        })
+
+    def read(self, crops: Sequence[TextCrop | None]) -> list[Reading]:
+        return [self._read_one(c) for c in crops]
+
+    def _read_one(self, crop: TextCrop | None) -> Reading:
+        if crop is None:
+            return Reading(engine=self.name)
+        import cv2
+
+        words: list[Word] = []
+        scores: list[float] = []
+        for y0, y1 in split_lines(crop.image):
+            line = np.pad(crop.image[y0:y1], ((6, 6), (0, 0)), constant_values=255)
+            out: Any = self._ocr(cv2.cvtColor(line, cv2.COLOR_GRAY2BGR), use_det=False, use_cls=False,
+                                 use_rec=True)  # a TextRecOutput
+            for txt, score in zip(out.txts or (), out.scores or (), strict=False):
+                txt = str(txt).strip()
+                if txt and txt.isascii():
+                    words.append((y0, 0, y1 - y0, txt))
+                    scores.append(float(score))
+        return Reading(words, _mean(scores), self.name)
+
+
+def split_lines(image: np.ndarray, min_gap: int = 2) -> list[tuple[int, int]]:
+    """Row spans ``[y0, y1)`` of the text lines of a crop (``0`` ink, ``255`` paper): runs of
+    rows holding ink, split at blank runs of at least ``min_gap`` rows; runs much shorter than
+    the tallest (an i-dot, a speck) join the nearest line."""
+    rows: np.ndarray = np.asarray((image < 128).any(axis=1))
+    spans: list[list[int]] = []
+    y = 0
+    while y < len(rows):
+        if not rows[y]:
+            y += 1
+            continue
+        y0 = y
+        while y < len(rows) and (rows[y] or rows[y:y + min_gap].any()):
+            y += 1
+        spans.append([y0, y])
+    if not spans:
+        return []
+    tallest = max(b - a for a, b in spans)
+    out: list[list[int]] = []
+    for a, b in spans:
+        if b - a >= 0.35 * tallest:
+            out.append([a, b])
+    for a, b in spans:
+        if b - a < 0.35 * tallest:
+            near = min(out, key=lambda s: min(abs(a - s[1]), abs(s[0] - b)))
+            near[0], near[1] = min(near[0], a), max(near[1], b)
+    return [(a, b) for a, b in sorted(out)]
+
+
+def _mean(values: list[float]) -> float:
+    return float(sum(values) / len(values)) if values else 0.0
+
+
+def _split_by_area(items: list[tuple[int, TextCrop]], parts: int) -> list[list[tuple[int, TextCrop]]]:
+    """Contiguous chunks of about equal pixel count (tesseract's time grows with it)."""
+    if parts <= 1:
+        return [items]
+    total = sum(c.image.size for _, c in items)
+    chunks: list[list[tuple[int, TextCrop]]] = []
+    cur: list[tuple[int, TextCrop]] = []
+    acc = 0
+    for it in items:
+        cur.append(it)
+        acc += it[1].image.size
+        if acc >= total * (len(chunks) + 1) / parts and len(chunks) < parts - 1:
+            chunks.append(cur)
+            cur = []
+    if cur:
+        chunks.append(cur)
+    return chunks

@@ -1,0 +1,192 @@
+"""Text cleanup of OCR output: word lines, cut-off line ends, branch words, specks.
+
+Pure string work on what an engine read (`flowpath.transcribe.ocr.engines`); nothing here
+touches pixels.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+
+from rapidfuzz.distance import Levenshtein
+
+#: one word an engine read: (top, left, height, text), pixel units of the image it was read in
+Word = tuple[int, int, int, str]
+
+_FIXES = [
+    (re.compile(r"[‘’`´]"), "'"),
+    (re.compile(r"[“”]"), '"'),
+    (re.compile(r"[—–]"), "-"),
+    (re.compile(r"\s+"), " "),
+]
+
+#: the branch words an edge label snaps to, lower case -> as written
+_CANON = {"yes": "Yes", "no": "No", "true": "True", "false": "False"}
+
+
+def clean_text(text: str) -> str:
+    """Normalise OCR output: typographic quotes to ASCII, stray edge punctuation dropped.
+
+    >>> clean_text("“Start”  |")
+    '"Start"'
+    """
+    for pat, rep in _FIXES:
+        text = pat.sub(rep, text)
+    # tokens with no letter/digit and characters outside plain ASCII punctuation are specks
+    # (arrow tips, border corners) read as symbols
+    toks = [t for t in text.split() if re.search(r"[A-Za-z0-9]", t)
+            or re.fullmatch(r"[-+*/=<>%:()'\"\[\]{}&|!?.,;#$^~]+", t)]
+    text = " ".join(toks).strip()
+    # stray bars/underscores from border remnants at either end
+    text = re.sub(r"^[|_~=]+\s*|\s*[|_~=]+$", "", text)
+    return text.strip()
+
+
+def clean_label(text: str) -> str:
+    """Clean an edge label; OCR slips on the common branch words (``Yés``, ``N0``, ``Yes'``) are
+    snapped to the word when one character away.
+
+    >>> clean_label("Nlo"), clean_label("Y¥"), clean_label("Timeout")
+    ('No', 'Y', 'Timeout')
+    """
+    text = clean_text(text)
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    toks = [t for t in plain.split() if re.search(r"[A-Za-z0-9]", t)]
+    if len(toks) > 1:
+        # one branch word among specks ("f No", "No va", "2 Yes"): the line through the label
+        # box is read as stray short tokens around the word
+        snapped = [c for c in (branch_word(t) for t in toks) if c]
+        short = [t for t in toks if branch_word(t) is None]
+        if len(snapped) == 1 and all(len(re.sub(r"[^A-Za-z0-9]", "", t)) <= 2 for t in short):
+            return snapped[0]
+    letters = re.sub(r"[^A-Za-z0-9]", "", plain)
+    if letters.lower() in ("y", "n") and len(plain.replace(" ", "")) <= 2:
+        # the one-letter branch words, with a speck of the line through them ("Y¥", "y:")
+        return letters.upper()
+    keep = [t for t in plain.split() if re.search(r"[A-Za-z0-9<>=%+*/]", t)]  # drop "---" specks
+    return branch_word(plain) or " ".join(keep) or plain
+
+
+def branch_word(text: str) -> str | None:
+    """The branch word (Yes/No/True/False) ``text`` is within one OCR slip of, else None.
+
+    >>> branch_word("yas"), branch_word("Wo"), branch_word("Yellow")
+    ('Yes', 'No', None)
+    """
+    low = re.sub(r"[^a-z0-9]", "", text.lower().replace("0", "o"))
+    if not low:
+        return None
+    for word, canon in _CANON.items():
+        # one slip, keeping the first letter ("nlo", "yas"), or any one slip in a word of at
+        # most three letters ("Wo")
+        if low == word or (len(low) >= 2 and Levenshtein.distance(low, word, score_cutoff=1) <= 1
+                           and (low[0] == word[0] or len(low) == len(word) <= 3)):
+            return canon
+    return None
+
+
+def join_lines(words: list[Word]) -> str:
+    """Group words into lines by vertical overlap, order lines top-down and words left-right,
+    and clean the result (Mermaid wraps labels at spaces, so lines join with a space)."""
+    words = sorted(words, key=lambda w: (w[0] + w[2] / 2, w[1]))
+    lines: list[list[Word]] = []
+    for w in words:
+        cy = w[0] + w[2] / 2
+        if lines:
+            last = lines[-1]
+            ly = sum(v[0] + v[2] / 2 for v in last) / len(last)
+            lh = sorted(v[2] for v in last)[len(last) // 2]
+            if abs(cy - ly) < 0.6 * max(lh, w[2]):
+                last.append(w)
+                continue
+        lines.append([w])
+    return clean_text(" ".join(" ".join(v[3] for v in sorted(line, key=lambda v: v[1])) for line in lines))
+
+
+def complete_line_ends(words: list[Word], seen: Iterable[str], lang: str = "eng") -> list[Word]:
+    """Complete the last word of each line when a node's border cut it (``intege!`` ->
+    ``integer``): from the words read elsewhere in the same chart (``seen``), else from
+    tesseract's own dictionary for ``lang``.
+
+    Mermaid sizes a label's box with one font and the rasteriser draws it with another, so a
+    line's last word is sometimes clipped a few px inside the border.
+    """
+    dictionary = dictionary_words(lang)
+    if not dictionary:
+        return words
+    seen_set = {w.lower().strip(".,:;!?'\"()") for w in seen}
+    lines: dict[int, int] = {}  # line key -> index of its right-most word
+    for i, w in enumerate(words):
+        key = round((w[0] + w[2] / 2) / max(w[2], 1))
+        if key not in lines or w[1] > words[lines[key]][1]:
+            lines[key] = i
+    out = list(words)
+    for i in lines.values():
+        top, left, height, word = out[i]
+        m = re.fullmatch(r"([A-Za-z]{5,})([^A-Za-z0-9'\"`)\]]{0,2})", word)
+        if not m or _in_sorted(dictionary, m.group(1).lower()):
+            continue
+        stem = m.group(1)
+        best = None
+        for prefix in (stem.lower(), stem.lower()[:-1]):  # the last glyph may be a cut one misread
+            cands = [w for w in seen_set if w.startswith(prefix) and len(stem) < len(w) <= len(stem) + 3 and w.isalpha()]
+            if not cands:
+                j = bisect.bisect_left(dictionary, prefix)
+                while j < len(dictionary) and dictionary[j].startswith(prefix):
+                    if len(dictionary[j]) <= len(stem) + 2 and dictionary[j] != prefix:
+                        cands.append(dictionary[j])
+                    j += 1
+            if cands:
+                best = min(cands, key=lambda w: (len(w), w))
+                break
+        if best:
+            best = best[0].upper() + best[1:] if stem[0].isupper() else best
+            out[i] = (top, left, height, best)
+    return out
+
+
+def _in_sorted(words: list[str], word: str) -> bool:
+    j = bisect.bisect_left(words, word)
+    return j < len(words) and words[j] == word
+
+
+@lru_cache(maxsize=4)
+def dictionary_words(lang: str = "eng") -> list[str]:
+    """Sorted lower-case word list of tesseract's own language model (its LSTM word DAWG).
+
+    Extracted once with the Debian ``tesseract-ocr`` tools ``combine_tessdata`` and
+    ``dawg2wordlist`` and cached under ``$XDG_CACHE_HOME/flowpath``; empty when the tools or the
+    language data are missing (line ends are then left as read).
+    """
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from flowpath.transcribe.ocr.engines import find_tessdata
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "flowpath" / f"tesseract_words_{lang}.txt"
+    try:
+        if not cache.exists():
+            tessdata = find_tessdata(lang)
+            if tessdata is None or not shutil.which("combine_tessdata") or not shutil.which("dawg2wordlist"):
+                return []
+            with tempfile.TemporaryDirectory() as tmp:
+                prefix = str(Path(tmp) / f"{lang}.")
+                subprocess.run(["combine_tessdata", "-u", str(tessdata / f"{lang}.traineddata"), prefix],
+                               check=True, capture_output=True, timeout=60)
+                out = Path(tmp) / "words.txt"
+                subprocess.run(["dawg2wordlist", prefix + "lstm-unicharset", prefix + "lstm-word-dawg", str(out)],
+                               check=True, capture_output=True, timeout=60)
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                tmp_cache = cache.with_suffix(".tmp")
+                tmp_cache.write_text(out.read_text(encoding="utf-8", errors="ignore"), encoding="utf-8")
+                tmp_cache.replace(cache)
+        return sorted({w.strip().lower() for w in cache.read_text(encoding="utf-8").split() if w.strip().isalpha()})
+    except (OSError, subprocess.SubprocessError):
+        return []

@@ -1,0 +1,408 @@
+"""`OCRTranscriber`: the offline, CPU-only transcriber (OCR engines + classical edge recovery).
+
+Given the original image and the letter -> region map, `OCRTranscriber.transcribe` runs five
+steps, one method each:
+
+1. **Foreground** (`_foreground`). The background colour is the most common colour on the
+   image border; everything that differs from it is ink (borders, fills, text, connectors,
+   label boxes). Every region's polygon, grown by a few pixels to swallow its border, is the
+   node's mask.
+2. **Nodes** (`_nodes`). The node interiors (polygon shrunk past the border) are cleaned for
+   OCR against their own fill (`crops.to_text_crop`) and read in a background thread while
+   steps 3-4 run; the outline profile gives the shape (`flowpath.transcribe.shapes`).
+3. **Edge labels** (`_edge_labels`). What remains is connectors, arrowheads and edge labels.
+   Label boxes are found two ways: filled label backgrounds (Mermaid's default style) survive a
+   morphological opening that erases thin lines; labels drawn on the bare background show up as
+   clusters of glyph-sized blobs (`connectors.find_label_boxes`).
+4. **Connectors** (`_connectors`). Label boxes are filled into the connector mask so that a line
+   interrupted by its label stays one piece; each connected component's contacts are the
+   regions whose grown outline it touches. An arrowhead is a filled triangle, so the contact
+   where the stroke is much thicker than the component's line width is a target.
+5. **Text and graph** (`_graph`). The label boxes are read (`crops.to_label_crop`), the node
+   reading is collected, and nodes and edges become a `FlowChart`. Each edge label box becomes
+   its own edge, so a ``Yes`` and a ``No`` connector between the same two nodes stay two edges.
+
+Anything odd (a connector touching one node only, no arrowhead, an unreadable node) becomes a
+line in ``Transcription.problems``; a chart never raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from flowpath.geometry import Region
+from flowpath.graph import Edge, FlowChart, Node
+from flowpath.models.base import LabelledChart, Transcriber, Transcription
+from flowpath.transcribe.ocr import connectors as cx
+from flowpath.transcribe.ocr import text as tx
+from flowpath.transcribe.ocr.crops import TextCrop, median_line_height, to_label_crop, to_text_crop
+from flowpath.transcribe.ocr.engines import OCREngine, Reading, TesseractEngine
+from flowpath.transcribe.shapes import classify_shape
+
+logger = logging.getLogger(__name__)
+
+#: ``engine=`` choices of `OCRTranscriber`
+ENGINES = ("auto", "tesseract", "rapidocr")
+
+
+@dataclass
+class _Page:
+    """Step 1's result: the image and the masks every later step works on."""
+
+    img: np.ndarray
+    letters: list[str]
+    regions: list[Region]
+    bg_dist: np.ndarray  # uint8 (H, W): largest channel difference from the background
+    unit: float  # median short side of a node (px)
+    margin: int  # px the node outline is grown by to swallow its border
+    node_mask: np.ndarray  # bool (H, W): nodes and their borders
+    contact_owner: np.ndarray  # int32 (H, W): 1 + region index of the ring around each node
+
+
+@dataclass
+class _Nodes:
+    """Step 2's result: shapes, the chart's text line height, and the node text being read."""
+
+    shapes: dict[int, str]
+    line_h: float
+    reading: Future[list[Reading]]
+
+
+class OCRTranscriber(Transcriber):
+    """Offline transcriber: OCR engines for text, classical CV for edges, arrows and shapes.
+
+    Args:
+        lang: tesseract language(s), e.g. ``"eng"``.
+        node_margin: pixels the node outline is grown by before connectors are traced (the
+            border's thickness plus anti-aliasing); ``None`` = scale with the image.
+        arrow_ratio: a contact is an arrowhead when its stroke is this many times thicker than
+            the connector's line.
+        workers: parallel tesseract engines per chart (2 uses both cores of a small machine).
+        engine: ``"tesseract"`` (print), ``"rapidocr"`` (PP-OCR, reads handwriting; needs
+            ``flowpath[ocr]``) or ``"auto"``: tesseract, and every node whose tesseract
+            reading is less confident than ``handwriting_below`` is read again by rapidocr when
+            ``flowpath[ocr]`` is installed, keeping the more confident reading
+            (docs/transcription.md, "Choosing the engine").
+        handwriting_below: the tesseract confidence (0-1) under which ``auto`` asks rapidocr.
+
+    Raises:
+        MissingDependencyError: tesserocr or tesseract's language data is missing, or
+            ``engine="rapidocr"`` without ``flowpath[ocr]``.
+        ValueError: an unknown ``engine``.
+
+    >>> from flowpath.transcribe import OCRTranscriber  # doctest: +SKIP
+    >>> tr = OCRTranscriber()([labelled_chart])[0]      # doctest: +SKIP
+    >>> print(tr.mermaid)                                # doctest: +SKIP
+    """
+
+    name = "ocr"
+
+    def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
+                 workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6) -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
+        self.lang = lang
+        self.node_margin = node_margin
+        self.arrow_ratio = float(arrow_ratio)
+        self.engine = engine
+        self.handwriting_below = float(handwriting_below)
+        self.tesseract = TesseractEngine(lang, workers)
+        self._handwriting: OCREngine | None = None
+        if engine == "rapidocr":
+            self._handwriting = self._rapidocr()
+
+    def __call__(self, charts: list[LabelledChart]) -> list[Transcription]:
+        out = []
+        for chart in charts:
+            t = time.perf_counter()
+            try:
+                tr = self.transcribe(chart)
+            except Exception as exc:  # a bad chart must not stop a batch
+                logger.exception("OCR transcription failed")
+                fc = FlowChart()
+                for letter in chart.regions:
+                    fc.add_node(Node(letter, ""))
+                tr = Transcription(mermaid=_mermaid(fc), chart=fc,
+                                   problems=[f"transcription failed: {type(exc).__name__}: {exc}"])
+            tr.meta.setdefault("transcriber", self.name)
+            tr.meta["seconds"] = round(time.perf_counter() - t, 3)
+            out.append(tr)
+        return out
+
+    def transcribe(self, chart: LabelledChart) -> Transcription:
+        """Transcribe one chart in the five steps of the module docstring (may raise;
+        ``__call__`` turns errors into problems)."""
+        from flowpath.io import load_image
+
+        img = load_image(chart.image, name="OCRTranscriber image")
+        if not chart.regions:
+            fc = FlowChart("TD")
+            problems = ["no node regions were given; the graph is empty"]
+            return Transcription(mermaid=_mermaid(fc), chart=fc, problems=problems)
+        page = self._foreground(img, chart)
+        nodes = self._nodes(page)
+        boxes, conn = self._edge_labels(page, nodes.line_h)
+        components = self._connectors(page, conn, boxes, nodes.line_h)
+        return self._graph(page, nodes, boxes, components)
+
+    # -- engines -------------------------------------------------------------------------------
+    def read(self, crops: list[TextCrop | None]) -> list[Reading]:
+        """Read node crops with the configured engine(s) (see ``engine``)."""
+        if self.engine == "rapidocr":
+            assert self._handwriting is not None
+            return self._handwriting.read(crops)
+        readings = self.tesseract.read(crops)
+        if self.engine == "auto":
+            readings = self._second_opinion(crops, readings)
+        return readings
+
+    def _second_opinion(self, crops: list[TextCrop | None], readings: list[Reading]) -> list[Reading]:
+        """Crops tesseract read with little confidence, read again by the handwriting engine;
+        the more confident reading is kept."""
+        doubtful = [i for i, (c, r) in enumerate(zip(crops, readings, strict=True))
+                    if c is not None and r.confidence < self.handwriting_below]
+        if not doubtful or self._rapidocr_or_none() is None:
+            return readings
+        assert self._handwriting is not None
+        again = self._handwriting.read([crops[i] for i in doubtful])
+        out = list(readings)
+        for i, r in zip(doubtful, again, strict=True):
+            if r.words and r.confidence > readings[i].confidence:
+                out[i] = r
+        return out
+
+    def _rapidocr_or_none(self) -> OCREngine | None:
+        """The handwriting engine, loaded on first need; None without ``flowpath[ocr]``."""
+        if self._handwriting is None:
+            from flowpath.errors import MissingDependencyError
+
+            try:
+                self._handwriting = self._rapidocr()
+            except MissingDependencyError:
+                self.engine = "tesseract"  # do not try again for every chart
+                logger.info("flowpath[ocr] is not installed: tesseract alone reads the text")
+                return None
+        return self._handwriting
+
+    @staticmethod
+    def _rapidocr() -> OCREngine:
+        from flowpath.transcribe.ocr.engines import RapidOCREngine
+
+        return RapidOCREngine()
+
+    def _texts(self, readings: list[Reading]) -> list[str]:
+        seen = [w[3] for r in readings for w in r.words]
+        return [tx.join_lines(tx.complete_line_ends(r.words, seen, self.lang)) if r.words else ""
+                for r in readings]
+
+    # -- step 1 --------------------------------------------------------------------------------
+    def _foreground(self, img: np.ndarray, chart: LabelledChart) -> _Page:
+        """Background distance map, node masks and the contact rings around the nodes."""
+        letters = list(chart.regions)
+        regions = [chart.regions[k] for k in letters]
+        H, W = img.shape[:2]
+        bg_dist = cx.background_distance(img, cx.background_color(img))
+        sides = [min(r.width, r.height) for r in regions if r.width > 0 and r.height > 0]
+        unit = float(np.median(sides)) if sides else 40.0
+        margin = self.node_margin if self.node_margin is not None else int(np.clip(round(unit * 0.05), 2, 10))
+        # owner maps (1 + region index): node mask grown by `margin`, contact ring grown further;
+        # the largest regions are drawn first so that nested small ones keep their pixels
+        order = sorted(range(len(regions)), key=lambda i: -regions[i].area)
+        node_owner = np.zeros((H, W), np.int32)
+        contact_owner = np.zeros((H, W), np.int32)
+        ring = margin + max(3, margin // 2 + 2)
+        for owner, grow in ((contact_owner, ring), (node_owner, margin)):
+            for i in order:
+                pts = cx.region_polygon(regions[i])
+                if len(pts) < 3:
+                    continue
+                cv2.fillPoly(owner, [pts], i + 1)
+                cv2.polylines(owner, [pts], True, i + 1, thickness=2 * grow + 1)
+        return _Page(img, letters, regions, bg_dist, unit, margin, node_owner > 0, contact_owner)
+
+    # -- step 2 --------------------------------------------------------------------------------
+    def _nodes(self, page: _Page) -> _Nodes:
+        """Node interiors cleaned for OCR and read in a background thread; node shapes."""
+        H, W = page.bg_dist.shape
+        fg = page.bg_dist > 22
+        shrink = max(page.margin + 1, 4)
+        interiors: list[tuple[int, int, int, int, np.ndarray] | None] = []
+        glyph_ink = []
+        shapes: dict[int, str] = {}
+        for i, r in enumerate(page.regions):
+            x0, y0 = max(int(np.floor(r.bbox[0])), 0), max(int(np.floor(r.bbox[1])), 0)
+            x1, y1 = min(int(np.ceil(r.bbox[2])) + 1, W), min(int(np.ceil(r.bbox[3])) + 1, H)
+            if x1 - x0 < 4 or y1 - y0 < 4:
+                interiors.append(None)
+                continue
+            shapes[i] = classify_shape(fg[y0:y1, x0:x1])
+            inner = _interior(r, fg[y0:y1, x0:x1], (x0, y0), shrink, shapes[i])
+            interiors.append((x0, y0, x1, y1, inner))
+            if inner.sum() > 16:
+                px = page.img[y0:y1, x0:x1].astype(np.float32)
+                fill = np.median(px[inner], axis=0)
+                glyph_ink.append((np.sqrt(((px - fill) ** 2).sum(axis=2)) > 60) & inner)
+        line_h = median_line_height(glyph_ink) or max(page.unit * 0.3, 12.0)
+        crops = [None if it is None else to_text_crop(page.img[it[1]:it[3], it[0]:it[2]], it[4], line_height=line_h)
+                 for it in interiors]
+        # node text is read while the connectors are traced: tesseract releases the GIL, so
+        # both cores work during the pixel analysis
+        pool = ThreadPoolExecutor(1)
+        reading = pool.submit(self.read, crops)
+        pool.shutdown(wait=False)
+        return _Nodes(shapes, line_h, reading)
+
+    # -- step 3 --------------------------------------------------------------------------------
+    def _edge_labels(self, page: _Page, line_h: float) -> tuple[list[cx.Box], np.ndarray]:
+        """Edge-label boxes, and the connector mask (non-node ink without specks, subgraph fills
+        and frames)."""
+        conn_u8 = (page.bg_dist > 22).astype(np.uint8) & (~page.node_mask).astype(np.uint8)
+        # remove specks (anti-aliasing dust)
+        _, lab0, st0, _ = cv2.connectedComponentsWithStats(conn_u8, connectivity=8)
+        small = st0[:, cv2.CC_STAT_AREA] < 6
+        small[0] = False
+        conn_u8[small[lab0]] = 0
+        conn = conn_u8.astype(bool)
+        faint = (page.bg_dist > 4) & ~page.node_mask
+        boxes, flats = cx.find_label_boxes(faint, (page.bg_dist > 90) & conn, page.contact_owner > 0,
+                                           line_h, page.img)
+        if flats is not None:
+            # subgraph fills and other large flat areas are background for connector tracing
+            conn &= ~flats
+        frames = cx.find_frames(conn, line_h)
+        if frames is not None:
+            conn &= ~frames
+            # a subgraph title sits just under its frame's top edge: not an edge label
+            boxes = [b for b in boxes if not cx.under_frame(b, frames, line_h)]
+        return boxes, conn
+
+    # -- step 4 --------------------------------------------------------------------------------
+    def _connectors(self, page: _Page, conn: np.ndarray, boxes: list[cx.Box],
+                    line_h: float) -> dict[int, cx.Component]:
+        """Connector pieces with their contacts (arrowheads marked) and label boxes."""
+        H, W = conn.shape
+        conn_u8 = conn.astype(np.uint8)
+        joined = conn_u8.copy()
+        # a label drawn on an opaque box interrupts its line a few px before the glyphs:
+        # fill the box grown by that padding so both halves of the line join through it
+        gpad = max(2, int(round(0.35 * line_h)))
+        for (bx0, by0, bx1, by1) in boxes:
+            joined[max(by0 - gpad, 0):by1 + gpad, max(bx0 - gpad, 0):bx1 + gpad] = 1
+        free = (~page.node_mask).astype(np.uint8)
+        joined &= free
+        # bridge the gaps of dotted and dashed connectors (a few px) before labelling pieces
+        gap = max(3, int(round(line_h * 0.15)) | 1)
+        closed = np.asarray(cv2.morphologyEx(joined, cv2.MORPH_CLOSE, np.ones((gap, gap), np.uint8)), np.uint8)
+        joined = (closed & free) | joined
+        _, comp, cstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+        dist = cv2.distanceTransform(conn_u8, cv2.DIST_L2, 3)
+        for (bx0, by0, bx1, by1) in boxes:
+            dist[by0:by1, bx0:bx1] = 0  # glyphs in a label box are no arrowheads
+        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio,
+                                      page.bg_dist)
+        for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
+            # the connector piece covering most of the box (its centre pixel can be a hole
+            # where the box touches a node's margin)
+            ks = comp[by0:by1, bx0:bx1]
+            ks = ks[ks > 0]
+            k = int(np.bincount(ks).argmax()) if ks.size else 0
+            if k in components:
+                components[k].label_boxes.append(bi)
+        return components
+
+    # -- step 5 --------------------------------------------------------------------------------
+    def _graph(self, page: _Page, nodes: _Nodes, boxes: list[cx.Box],
+               components: dict[int, cx.Component]) -> Transcription:
+        """Read the edge labels, collect the node text and build the graph."""
+        labels = self._read_labels(page, boxes, components, nodes.line_h)
+        node_readings = nodes.reading.result()
+        node_texts = self._texts(node_readings)
+        problems: list[str] = []
+        fc = FlowChart("TD")
+        for i, letter in enumerate(page.letters):
+            if not node_texts[i]:
+                problems.append(f"node {letter}: no readable text")
+            fc.add_node(Node(letter, node_texts[i], nodes.shapes.get(i, "rect")))
+        seen: set[tuple[str, str, str | None]] = set()
+        for k in sorted(components):
+            edges, notes = cx.component_edges(components[k], page.regions, page.letters)
+            problems.extend(notes)
+            edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
+            assigned = cx.assign_labels(components[k], boxes, page.regions, edges)
+            for j, (s, t) in enumerate(edges):
+                for label in _edge_labels([labels[b] for b in assigned.get(j, [])]):
+                    # the same edge found twice (two pieces of one connector) is one edge;
+                    # the same pair with another label is a parallel edge (Yes and No)
+                    key = (page.letters[s], page.letters[t], label)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    fc.add_edge(Edge(page.letters[s], page.letters[t], label=label))
+        for letter in page.letters:
+            if fc.in_degree(letter) == 0 and fc.out_degree(letter) == 0 and len(page.letters) > 1:
+                problems.append(f"node {letter}: no connector found")
+        fc.warnings = list(problems)
+        meta: dict[str, Any] = {"line_height": round(nodes.line_h, 1), "label_boxes": len(boxes),
+                                "connectors": len(components),
+                                "node_engines": {k: r.engine for k, r in zip(page.letters, node_readings, strict=True)},
+                                "labels": [{"box": list(b), "text": t} for b, t in zip(boxes, labels, strict=True)]}
+        return Transcription(mermaid=_mermaid(fc), chart=fc, problems=problems, meta=meta)
+
+    def _read_labels(self, page: _Page, boxes: list[cx.Box], components: dict[int, cx.Component],
+                     line_h: float) -> list[str]:
+        """Text of every label box (one more mosaic; empty ones of a connector re-read as a word)."""
+        # the box itself, no margin: just outside it the connector is at full strength, inside
+        # it is seen through the translucent box and `to_label_crop` drops it. Labels are short
+        # words: read them larger than node text (tesseract misreads two-letter words at
+        # node-text size far more often)
+        crops = [to_label_crop(page.img[y0:y1, x0:x1], line_height=line_h / 1.4) for (x0, y0, x1, y1) in boxes]
+        readings = self.tesseract.read(crops)
+        on_edge = {b for c in components.values() for b in c.label_boxes}
+        for b, crop in enumerate(crops):
+            if crop is not None and not readings[b].words and b in on_edge:
+                readings[b] = self.tesseract.read_word(crop)
+        return self._texts(readings)
+
+
+def _interior(region: Region, fg: np.ndarray, origin: tuple[int, int], shrink: int, shape: str) -> np.ndarray:
+    """Bool mask (the region's box) of where a node's text may be: the polygon shrunk past the
+    border, and for round nodes also inside the drawn outline row by row (a region polygon may
+    be only the box of a round node, whose border then curves through the polygon's interior)."""
+    m = np.zeros(fg.shape, np.uint8)
+    cv2.fillPoly(m, [cx.region_polygon(region, *origin)], 1)
+    inner = cv2.erode(m, np.ones((2 * shrink + 1, 2 * shrink + 1), np.uint8),
+                      borderType=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+    if shape not in ("stadium", "circle"):
+        # for a box inside a rectangle's border the first ink of a row is the text itself, and
+        # bounding by it would cut letters
+        return inner
+    f = fg & (m > 0)
+    has = f.any(axis=1)
+    left = np.where(has, f.argmax(axis=1), -shrink)
+    right = np.where(has, f.shape[1] - 1 - f[:, ::-1].argmax(axis=1), f.shape[1] - 1 + shrink)
+    cols = np.arange(f.shape[1])[None, :]
+    return inner & (cols >= left[:, None] + shrink) & (cols <= right[:, None] - shrink)
+
+
+def _edge_labels(texts: list[str]) -> list[str | None]:
+    """The label(s) of one edge from the texts of its label boxes: one label normally (a branch
+    word among specks wins); one per box when several boxes each hold a different branch word,
+    i.e. a ``Yes`` and a ``No`` connector drawn over each other between the same two nodes."""
+    cleaned = [tx.clean_label(t) for t in texts if t]
+    words = list(dict.fromkeys(w for w in (tx.branch_word(t) for t in cleaned) if w))
+    if len(words) > 1 and len(words) == len([t for t in cleaned if t]):
+        return list(words)
+    return [tx.clean_label(" ".join(cleaned)) or None]
+
+
+def _mermaid(fc: FlowChart) -> str:
+    from flowpath.mermaid import to_mermaid
+
+    return to_mermaid(fc)
