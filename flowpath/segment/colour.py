@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from flowpath.geometry import Region
-from flowpath.segment.postprocess import polygon_of_contour, region_from_polygon
+from flowpath.segment.postprocess import fill_holes, innermost_regions, polygon_of_contour
 
 #: score of colour-layer regions: below flat-region detections, above the stroke pass
 COLOUR_SCORE = 0.42
@@ -53,10 +53,7 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     if col.mean() < 0.002:
         return []
     # fill holes (text, icons): everything the border cannot reach through uncoloured pixels
-    reach = np.pad(1 - col, 1, constant_values=1)
-    ff = np.zeros((H + 4, W + 4), np.uint8)
-    cv2.floodFill(reach, ff, (0, 0), 2)
-    solid = (reach[1:-1, 1:-1] != 2).astype(np.uint8)
+    solid = fill_holes(col)
     holes = solid & (1 - col)
     k = max(3, int(round(min(H, W) / 150)) | 1)
     solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -101,11 +98,4 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
             continue
         poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
         found.append(((x, y, x + w, y + h), [((px + x) / sx, (py + y) / sy) for px, py in poly]))
-    out = []
-    for j, ((x0, y0, x1, y1), outline) in enumerate(found):
-        holds = any(i != j and b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1
-                    for i, (b, _) in enumerate(found))
-        if not holds:  # a coloured subgraph frame around coloured nodes
-            out.append(region_from_polygon(outline, out_size[0], out_size[1], COLOUR_SCORE,
-                                           with_mask=with_masks))
-    return out
+    return innermost_regions(found, out_size, COLOUR_SCORE, with_mask=with_masks)

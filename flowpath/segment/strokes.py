@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from flowpath.geometry import Region
-from flowpath.segment.postprocess import polygon_of_contour, region_from_polygon
+from flowpath.segment.postprocess import fill_holes, innermost_regions, polygon_of_contour
 
 #: score of stroke-pass regions: below every flat-region detection, which win overlaps
 STROKE_SCORE = 0.4
@@ -147,10 +147,7 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     closed = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE,
                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
     # fill holes: everything the border cannot reach through non-ink
-    reach = np.pad(1 - closed, 1, constant_values=1)
-    ff = np.zeros((H + 4, W + 4), np.uint8)
-    cv2.floodFill(reach, ff, (0, 0), 2)
-    solid = (reach[1:-1, 1:-1] != 2).astype(np.uint8)
+    solid = fill_holes(closed)
     cut = int(max(3, round(2 * sw + 1))) | 1
     solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cut, cut)))
     n, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
@@ -193,14 +190,7 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         poly = np.asarray(polygon_of_contour(c), dtype=float)
         poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
         found.append(((x, y, x + w, y + h), [((px + x) / sx, (py + y) / sy) for px, py in poly]))
-    out = []
-    for k, ((x0, y0, x1, y1), outline) in enumerate(found):
-        holds = any(j != k and b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1
-                    for j, (b, _) in enumerate(found))
-        if not holds:  # a blob around other blobs is a frame or a loop of connectors
-            out.append(region_from_polygon(outline, out_size[0], out_size[1], STROKE_SCORE,
-                                           with_mask=with_masks))
-    return out
+    return innermost_regions(found, out_size, STROKE_SCORE, with_mask=with_masks)
 
 
 def holds_ink(regions: list[Region], ink: np.ndarray, sx: float, sy: float, min_pixels: int = 10

@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from flowpath.evaluation import SegmentationMetric
+from flowpath.metrics import SegmentationMetric
 from flowpath.geometry import Region
 from flowpath.segment import ClassicalSegmenter
 from flowpath.segment.strokes import ink_mask, stroke_width
