@@ -122,3 +122,27 @@ def resolve_overlaps(regions: list[Region], iou_threshold: float = 0.5,
         if not drop:
             kept.append(j)
     return [regions[order[j]] for j in kept]
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """``mask`` (0/1) with every hole filled: all that the image border cannot reach through
+    zeros becomes 1 (uint8)."""
+    import cv2
+
+    h, w = mask.shape[:2]
+    reach = np.pad(1 - mask.astype(np.uint8), 1, constant_values=1)
+    cv2.floodFill(reach, np.zeros((h + 4, w + 4), np.uint8), (0, 0), 2)
+    return (reach[1:-1, 1:-1] != 2).astype(np.uint8)
+
+
+def innermost_regions(found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]],
+                      out_size: tuple[int, int], score: float, with_mask: bool = True) -> list[Region]:
+    """Regions of the blobs ``(working box, polygon)`` whose box holds no other blob's box (a
+    blob around other blobs is a frame or a loop of connectors)."""
+    out = []
+    for k, ((x0, y0, x1, y1), outline) in enumerate(found):
+        holds = any(j != k and b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1
+                    for j, (b, _) in enumerate(found))
+        if not holds:
+            out.append(region_from_polygon(outline, out_size[0], out_size[1], score, with_mask=with_mask))
+    return out

@@ -1,0 +1,101 @@
+"""Colour-layer pass of the classical segmenter: nodes filled with a saturated colour.
+
+Web and Office charts fill nodes with saturated colours, often as a gradient, draw a darker
+border of the same hue and cast a grey drop shadow; small JPEG rasters smear the text into the
+fill. The flat-region pass then sees a fill broken into pieces (gradient bands, JPEG blocks,
+text touching the border) or leaking through a border whose step to the fill is small. Here
+the fill is found as a colour layer instead: pixels of clear chroma (fill, gradient and border
+alike; not the grey shadow, dark text, grey connectors or off-white paper) form one blob per
+node once the text's holes are filled and thin coloured connectors are opened away.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flowpath.geometry import Region
+from flowpath.segment.postprocess import fill_holes, innermost_regions, polygon_of_contour
+
+#: score of colour-layer regions: below flat-region detections, above the stroke pass
+COLOUR_SCORE = 0.42
+
+
+def chroma(image: np.ndarray) -> np.ndarray:
+    """Max minus min channel of an RGB uint8 image (0 for greys, large for saturated colours)."""
+    import cv2
+
+    ch = cv2.split(image)
+    hi = cv2.max(cv2.max(ch[0], ch[1]), ch[2])
+    lo = cv2.min(cv2.min(ch[0], ch[1]), ch[2])
+    return cv2.subtract(hi, lo)
+
+
+def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int, int], *,
+                   min_chroma: int = 40, min_solidity: float = 0.85, min_size: int = 10,
+                   shrink: int = 2, min_coloured: float = 0.5, with_masks: bool = True) -> list[Region]:
+    """Nodes of one working image found as blobs of saturated colour (module docstring).
+
+    Args:
+        image: RGB uint8 working image.
+        sx, sy: working pixels per original pixel (regions come back in original pixels).
+        out_size: original ``(height, width)``.
+        min_chroma: chroma (max - min channel) from which a pixel is coloured.
+        min_solidity: filled area / convex hull area below which a blob is not a node.
+        min_size: smallest node side, working pixels.
+        shrink: pixels taken off the blob's outside (half a border).
+        min_coloured: share of a blob that must be coloured (a fill, not an outline).
+        with_masks: attach COCO RLE masks.
+    """
+    import cv2
+
+    H, W = image.shape[:2]
+    col = (chroma(cv2.medianBlur(image, 3)) >= min_chroma).astype(np.uint8)
+    if col.mean() < 0.002:
+        return []
+    # fill holes (text, icons): everything the border cannot reach through uncoloured pixels
+    solid = fill_holes(col)
+    holes = solid & (1 - col)
+    k = max(3, int(round(min(H, W) / 150)) | 1)
+    solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
+    grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.int16)
+    ring = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+    found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in st[i])
+        if w < min_size or h < min_size or x == 0 or y == 0 or x + w >= W or y + h >= H:
+            continue
+        m = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+        # nodes hold text: holes in the layer, or (JPEG smears the fill's colour into small
+        # text) pixels clearly darker than the fill, inside the border
+        inner = cv2.erode(m, ring, iterations=3).astype(bool)
+        g = grey[y:y + h, x:x + w]
+        if not inner.any():
+            continue
+        dark = g[inner] < np.median(g[inner]) - 50
+        if not ((holes[y:y + h, x:x + w] & m).any() or dark.sum() >= 8):
+            continue
+        # a filled shape: coloured over most of its area, and no uncoloured hole bigger than
+        # a text line (a coloured subgraph frame around white nodes, a coloured pen's outline)
+        unc = (m & (1 - col[y:y + h, x:x + w])).astype(np.uint8)
+        if unc.sum() > (1 - min_coloured) * area:
+            continue
+        nh, _, hst, _ = cv2.connectedComponentsWithStats(unc, connectivity=4)
+        if nh > 1 and hst[1:, 4].max() > 0.2 * area:
+            continue
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        c = max(cs, key=cv2.contourArea)
+        if shrink:  # the layer ends at the border's outer edge; the node at its centre line
+            ms = cv2.erode(m, ring, iterations=shrink)
+            cs2, _ = cv2.findContours(ms, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            if cs2:
+                c = max(cs2, key=cv2.contourArea)
+        hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
+        if area / max(hull, 1.0) < min_solidity:
+            continue
+        poly = np.asarray(polygon_of_contour(c), dtype=float)
+        if len(poly) < 3:
+            continue
+        poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
+        found.append(((x, y, x + w, y + h), [((px + x) / sx, (py + y) / sy) for px, py in poly]))
+    return innermost_regions(found, out_size, COLOUR_SCORE, with_mask=with_masks)

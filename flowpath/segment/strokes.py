@@ -1,0 +1,209 @@
+"""Stroke pass of the classical segmenter: nodes found from their ink, not from flat interiors.
+
+The flat-region pass (`flowpath.segment.classical`) needs a node's interior to be one flat,
+closed region. Hand-drawn and photographed charts break that: an outline with a gap at a corner
+leaks into the page, hachure fills cut the interior into strips, paper ruling and uneven light
+split it further. This pass looks at ink instead:
+
+1. **Ink.** The page's own brightness is estimated per pixel (a grey closing wider than any
+   stroke, then a blur: uneven light, shadows and off-white paper divide out) and a pixel is ink
+   when it is darker than that by ``ink_contrast`` of the local page brightness.
+2. **Ruling out.** Paper ruling (lined or squared paper) is faint, thin and long: ink pixels
+   that lie on long straight runs (directional openings, the page may be tilted a few degrees)
+   and are fainter than the drawing's own strokes are dropped before anything else looks at them.
+3. **Gaps closed.** The stroke width is measured (distance transform of the ink), and a closing
+   scaled to it bridges the gaps a pen leaves at corners; holes are filled and an opening of
+   about two stroke widths cuts off connectors and arrowheads.
+4. **Nodes.** A solid, nearly convex blob that does not touch the image border, holds ink
+   (text) inside but is mostly paper there, is outlined by ink along most of its boundary and holds no other blob is a
+   node. Its region is shrunk by half a stroke to the stroke's centre line, where the renderer's
+   geometry lies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flowpath.geometry import Region
+from flowpath.segment.postprocess import fill_holes, innermost_regions, polygon_of_contour
+
+#: score of stroke-pass regions: below every flat-region detection, which win overlaps
+STROKE_SCORE = 0.4
+
+
+def page_contrast(image: np.ndarray, stroke_guess: int = 9) -> np.ndarray:
+    """How much darker each pixel is than its local page, as a fraction of the page (0..1).
+
+    Args:
+        image: RGB uint8.
+        stroke_guess: wider than the thickest stroke expected (working pixels); the page estimate
+            is a closing with about twice that.
+    """
+    import cv2
+
+    grey = image.min(axis=2) if image.ndim == 3 else image
+    k = 2 * stroke_guess + 1
+    # on a half-size copy: the page's brightness varies slowly, and this is the costly step
+    small = cv2.resize(grey, (max(1, grey.shape[1] // 2), max(1, grey.shape[0] // 2)),
+                       interpolation=cv2.INTER_AREA)
+    page = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    page = cv2.blur(page, (k, k))
+    page = cv2.resize(page, (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
+    page = np.maximum(page.astype(np.float32), grey.astype(np.float32))
+    return (page - grey.astype(np.float32)) / np.maximum(page, 16.0)
+
+
+def _long_lines(mask: np.ndarray, length: int) -> np.ndarray:
+    """Pixels of ``mask`` on straight runs at least ``length`` long, horizontal or vertical
+    within +-6 degrees (a tilted photo of ruled paper)."""
+    import cv2
+
+    out = np.zeros(mask.shape, np.uint8)
+    m = mask.astype(np.uint8)
+    for deg in (-6, -3, 0, 3, 6):
+        t = np.deg2rad(deg)
+        dx, dy = np.cos(t) * (length - 1) / 2, np.sin(t) * (length - 1) / 2
+        size = length + 2
+        c = size // 2
+        for horizontal in (True, False):
+            k = np.zeros((size, size), np.uint8)
+            p0 = (round(c - dx), round(c - dy)) if horizontal else (round(c - dy), round(c - dx))
+            p1 = (round(c + dx), round(c + dy)) if horizontal else (round(c + dy), round(c + dx))
+            cv2.line(k, p0, p1, 1, 1)
+            out |= cv2.morphologyEx(m, cv2.MORPH_OPEN, k).astype(np.uint8)
+    return out.astype(bool)
+
+
+def ink_mask(image: np.ndarray, ink_contrast: float = 0.3, ruling_length: int = 0) -> np.ndarray:
+    """Ink pixels of an RGB image with paper ruling removed (see the module docstring).
+
+    Args:
+        image: RGB uint8.
+        ink_contrast: darker than the local page by this fraction = ink.
+        ruling_length: straight runs this long (px) count as ruling when they are fainter than
+            the strokes; 0 = one twentieth of the image's longer side.
+    """
+    c = page_contrast(image)
+    weak = c > 0.08
+    max_pen = float(np.percentile(c, 99.5))
+    ink = c > ink_contrast
+    length = ruling_length or max(40, max(image.shape[:2]) // 20)
+    lines = _long_lines(weak, length)
+    if lines.mean() > 0.01:
+        # ruled or squared paper: its lines are fainter than the pen (long lines as dark as
+        # the pen are the drawing's own). Keep, on the lines, only pixels clearly darker than
+        # the ruling itself
+        ruling = float(np.median(c[lines]))
+        if ruling < 0.5 * max_pen:
+            ink &= ~lines | (c > max(ink_contrast, 1.6 * ruling))
+    return ink
+
+
+def stroke_width(ink: np.ndarray) -> float:
+    """Typical stroke width in pixels: twice the 90th percentile of the distance from an ink
+    pixel to the nearest non-ink pixel (line centres sit at half the width)."""
+    import cv2
+
+    if not ink.any():
+        return 1.0
+    dist = cv2.distanceTransform(ink.astype(np.uint8), cv2.DIST_L2, 3)
+    return max(1.0, 2.0 * float(np.percentile(dist[ink], 90)))
+
+
+def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int, int], *,
+                   ink_contrast: float = 0.3, gap_strokes: float = 3.0, min_outline: float = 0.75,
+                   min_solidity: float = 0.85, min_size: int = 10, max_inked: float = 0.3,
+                   max_band_ink: float = 0.35, ink: np.ndarray | None = None,
+                   with_masks: bool = True
+                   ) -> list[Region]:
+    """Nodes of one working image found from its strokes (see the module docstring).
+
+    Args:
+        image: RGB uint8 working image.
+        sx, sy: working pixels per original pixel (regions come back in original pixels).
+        out_size: original ``(height, width)``.
+        ink_contrast: see `ink_mask`.
+        gap_strokes: gaps up to this many stroke widths (at least 3 px) are closed.
+        min_outline: share of a blob's boundary that must be ink (a node is outlined; a word
+            merged by the closing is not).
+        min_solidity: filled area / convex hull area below which a blob is not a node.
+        min_size: smallest node side, working pixels.
+        max_inked: most of a node's inside is paper (text, hachure); a blob whose inside is
+            inked beyond this share is not a node.
+        max_band_ink: share of the band just inside the outline that may be ink (a node has
+            padding between outline and text).
+        ink: the image's `ink_mask`, when the caller has it already.
+        with_masks: attach COCO RLE masks.
+    """
+    import cv2
+
+    H, W = image.shape[:2]
+    if ink is None:
+        ink = ink_mask(image, ink_contrast)
+    if not ink.any():
+        return []
+    sw = stroke_width(ink)
+    gap = int(np.clip(round(gap_strokes * sw), 3, 25))
+    closed = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE,
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
+    # fill holes: everything the border cannot reach through non-ink
+    solid = fill_holes(closed)
+    cut = int(max(3, round(2 * sw + 1))) | 1
+    solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cut, cut)))
+    n, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
+    ring_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    near_ink = cv2.dilate(ink.astype(np.uint8), ring_k, iterations=max(1, round(sw / 2))).astype(bool)
+    shrink = max(0, int(round(sw / 2)))
+    found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in st[i])
+        if w < min_size or h < min_size or x == 0 or y == 0 or x + w >= W or y + h >= H:
+            continue
+        m = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        c = max(cs, key=cv2.contourArea)
+        hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
+        if area / max(hull, 1.0) < min_solidity:
+            continue
+        # outlined: the blob's boundary runs along ink
+        pts = c[:, 0, :]
+        if near_ink[pts[:, 1] + y, pts[:, 0] + x].mean() < min_outline:
+            continue
+        # holds something (text) inside its outline
+        inner = cv2.erode(m, ring_k, iterations=int(round(2 * sw)) + 1).astype(bool)
+        held = ink[y:y + h, x:x + w] & inner
+        if not held.any() or held.sum() > max_inked * inner.sum():
+            continue  # empty, or mostly ink inside (a loop of connectors around filled nodes)
+        # padding: just inside the outline lies paper (a word whose letters the closing
+        # joined has ink right there)
+        a = int(round(1.5 * sw)) + 1
+        band = cv2.erode(m, ring_k, iterations=a).astype(bool) & ~cv2.erode(
+            m, ring_k, iterations=a + max(2, int(round(sw)))).astype(bool)
+        if not band.any() or (ink[y:y + h, x:x + w] & band).sum() > max_band_ink * band.sum():
+            continue
+        if shrink:
+            m = cv2.erode(m, ring_k, iterations=shrink)
+            cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            if not cs:
+                continue
+            c = max(cs, key=cv2.contourArea)
+        poly = np.asarray(polygon_of_contour(c), dtype=float)
+        poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
+        found.append(((x, y, x + w, y + h), [((px + x) / sx, (py + y) / sy) for px, py in poly]))
+    return innermost_regions(found, out_size, STROKE_SCORE, with_mask=with_masks)
+
+
+def holds_ink(regions: list[Region], ink: np.ndarray, sx: float, sy: float, min_pixels: int = 10
+              ) -> list[Region]:
+    """The regions whose middle (their box less a fifth on every side) holds at least
+    ``min_pixels`` of ink: a node holds text, a cell of squared paper (its ruling removed from
+    the ink) holds nothing. Region boxes are in original pixels, ``ink`` in working pixels."""
+    out = []
+    for r in regions:
+        x0, y0, x1, y1 = r.bbox
+        dx, dy = 0.2 * (x1 - x0), 0.2 * (y1 - y0)
+        xa, xb = int((x0 + dx) * sx), int(np.ceil((x1 - dx) * sx))
+        ya, yb = int((y0 + dy) * sy), int(np.ceil((y1 - dy) * sy))
+        if ink[max(ya, 0):max(yb, 0), max(xa, 0):max(xb, 0)].sum() >= min_pixels:
+            out.append(r)
+    return out

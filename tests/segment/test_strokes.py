@@ -1,0 +1,117 @@
+"""The classical segmenter on hand-drawn and photographed looks: outlines with gaps, paper
+ruling, saturated fills with a darker border of the same hue (issues 14 and 21)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from flowpath.metrics import SegmentationMetric
+from flowpath.geometry import Region
+from flowpath.segment import ClassicalSegmenter
+from flowpath.segment.strokes import ink_mask, stroke_width
+
+
+def _score(regions, boxes):
+    return SegmentationMetric().update(regions, [Region(b) for b in boxes])
+
+
+def _text(img: np.ndarray, x: int, y: int, text: str, colour=(20, 20, 20), scale: float = 0.7) -> None:
+    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 2, cv2.LINE_AA)
+
+
+def _diamond_with_gap(gap: int) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """A hand-drawn-like diamond (3 px pen) whose outline stops ``gap`` px short of one corner,
+    next to a connector, and its box."""
+    img = np.full((320, 480, 3), 255, np.uint8)
+    cx, cy, rx, ry = 240, 160, 150, 100
+    top, right, bottom, left = (cx, cy - ry), (cx + rx, cy), (cx, cy + ry), (cx - rx, cy)
+    for a, b in ((top, right), (right, bottom), (bottom, left)):
+        cv2.line(img, a, b, (25, 25, 25), 3, cv2.LINE_AA)
+    # the last side stops short of the top corner
+    t = gap / np.hypot(top[0] - left[0], top[1] - left[1])
+    end = (round(top[0] + (left[0] - top[0]) * t), round(top[1] + (left[1] - top[1]) * t))
+    cv2.line(img, left, end, (25, 25, 25), 3, cv2.LINE_AA)
+    cv2.line(img, (cx, 0), top, (25, 25, 25), 2, cv2.LINE_AA)  # incoming connector
+    _text(img, cx - 60, cy + 8, "Valid?")
+    return img, (cx - rx, cy - ry, cx + rx, cy + ry)
+
+
+def _on_paper(img: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The drawing multiplied onto slightly grey, grainy paper (a scan or a photo)."""
+    grain = np.random.default_rng(seed).integers(-3, 4, img.shape)
+    return np.clip(img.astype(np.int32) * 235 // 255 + grain, 0, 255).astype(np.uint8)
+
+
+def test_a_gap_of_a_few_pixels_at_a_diamonds_corner_still_yields_the_node():
+    cases = [(4, False), (4, True), (8, True), (12, True)]  # (gap px, scanned onto paper)
+    for gap, paper in cases:
+        img, box = _diamond_with_gap(gap)
+        if paper:
+            img = _on_paper(img)
+        (regions,) = ClassicalSegmenter()([img])
+        row = _score(regions, [box])
+        assert row["recall@0.7"] == 1.0, f"gap {gap} px: diamond not found ({[r.bbox for r in regions]})"
+        assert row["precision@0.7"] == 1.0, f"gap {gap} px: extra regions {[r.bbox for r in regions]}"
+
+
+def _squared_paper(h: int, w: int, step: int = 22, tilt_deg: float = 2.0) -> np.ndarray:
+    """Off-white squared paper, light blue ruling, a light ramp, slightly rotated."""
+    paper = np.empty((h, w, 3), np.float32)
+    paper[:] = (242, 240, 232)
+    for y in range(step // 2, h, step):
+        cv2.line(paper, (0, y), (w - 1, y), (175, 195, 225), 1, cv2.LINE_AA)
+    for x in range(step // 3, w, step):
+        cv2.line(paper, (x, 0), (x, h - 1), (175, 195, 225), 1, cv2.LINE_AA)
+    rot = cv2.getRotationMatrix2D((w / 2, h / 2), tilt_deg, 1.0)
+    paper = cv2.warpAffine(paper, rot, (w, h), borderMode=cv2.BORDER_REFLECT)
+    ramp = np.linspace(1.0, 0.8, w, dtype=np.float32)[None, :, None]
+    return paper * ramp
+
+
+def test_squared_paper_yields_no_grid_cell_nodes():
+    h, w = 360, 560
+    paper = _squared_paper(h, w)
+    boxes = [(70, 80, 250, 160), (320, 200, 500, 290)]
+    ink = np.full((h, w, 3), 255, np.uint8)
+    for (x0, y0, x1, y1), word in zip(boxes, ("Start", "Done"), strict=True):
+        cv2.rectangle(ink, (x0, y0), (x1, y1), (30, 30, 60), 3, cv2.LINE_AA)
+        _text(ink, x0 + 40, (y0 + y1) // 2 + 8, word, (30, 30, 60))
+    cv2.arrowedLine(ink, (160, 160), (410, 200), (30, 30, 60), 2, cv2.LINE_AA)
+    img = np.clip(paper * (ink.astype(np.float32) / 255.0), 0, 255).astype(np.uint8)
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    (regions,) = ClassicalSegmenter()([img])
+    small = [r for r in regions if (r.bbox[2] - r.bbox[0]) < 40 and (r.bbox[3] - r.bbox[1]) < 40]
+    assert not small, f"grid cells reported as nodes: {[r.bbox for r in small]}"
+    row = _score(regions, boxes)
+    assert row["recall@0.7"] == 1.0, f"nodes on squared paper missed: {[r.bbox for r in regions]}"
+    assert row["precision@0.7"] == 1.0, f"extra regions on squared paper: {[r.bbox for r in regions]}"
+
+
+def test_the_ruling_of_squared_paper_is_not_ink_but_the_pen_is():
+    paper = _squared_paper(300, 400)
+    img = paper.copy()
+    cv2.rectangle(img, (100, 100), (300, 200), (30, 30, 60), 3, cv2.LINE_AA)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    ink = ink_mask(img)
+    assert ink[100, 150:250].mean() > 0.9 and ink[150, 99:102].any(), "the pen's outline was lost"
+    ruling = ink.copy()
+    ruling[94:207, 94:307] = False  # everything outside the drawn box is paper
+    assert ruling.mean() < 0.002, f"{ruling.mean():.3%} of the paper counted as ink"
+    assert 2.0 <= stroke_width(ink) <= 6.0, "a 3 px pen (4-5 px of anti-aliased ink) measured wrong"
+
+
+def test_a_saturated_fill_with_a_darker_same_hue_border_is_found():
+    img = np.full((260, 520, 3), (246, 244, 238), np.uint8)  # off-white web page
+    boxes = [(40, 60, 220, 150), (300, 110, 480, 200)]
+    fills = [((240, 200, 30), (170, 130, 0)), ((220, 40, 40), (140, 10, 10))]  # yellow, red
+    for (x0, y0, x1, y1), (fill, border) in zip(boxes, fills, strict=True):
+        cv2.rectangle(img, (x0 + 4, y0 + 4), (x1 + 4, y1 + 4), (200, 198, 192), -1)  # drop shadow
+        cv2.rectangle(img, (x0, y0), (x1, y1), fill, -1)
+        cv2.rectangle(img, (x0, y0), (x1, y1), border, 3)
+        _text(img, x0 + 30, (y0 + y1) // 2 + 8, "N != 0 ?", (30, 20, 0))
+    cv2.arrowedLine(img, (224, 105), (296, 150), (60, 60, 60), 2, cv2.LINE_AA)
+    (regions,) = ClassicalSegmenter()([img])
+    row = _score(regions, boxes)
+    assert row["recall@0.7"] == 1.0, f"saturated nodes missed: {[r.bbox for r in regions]}"
+    assert row["precision@0.7"] == 1.0, f"extra regions: {[r.bbox for r in regions]}"
