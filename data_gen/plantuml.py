@@ -31,10 +31,11 @@ START = "(*)"
 def plantuml_chart(chart: FlowChart) -> FlowChart:
     """The chart as PlantUML draws it: every node a rounded activity box, solid links, no
     subgraphs."""
-    out = FlowChart.from_dict(chart.to_dict())
-    out.nodes = {nid: replace(n, shape="round") for nid, n in out.nodes.items()}
-    out.edges = [replace(e, stroke="normal", head="arrow", tail="none") for e in out.edges]
-    out.subgraphs = []
+    out = FlowChart(chart.direction)
+    for node in chart.nodes.values():
+        out.add_node(replace(node, shape="round"))
+    for edge in chart.edges:
+        out.add_edge(replace(edge, stroke="normal", head="arrow", tail="none"))
     return out
 
 
