@@ -14,7 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from flowpath.geometry import Region
-from flowpath.segment.postprocess import fill_holes, innermost_regions, polygon_of_contour
+from flowpath.segment.postprocess import (
+    fill_holes,
+    innermost_regions,
+    interior_blobs,
+    polygon_of_contour,
+)
 
 #: score of colour-layer regions: below flat-region detections, above the stroke pass
 COLOUR_SCORE = 0.42
@@ -57,15 +62,10 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     holes = solid & (1 - col)
     k = max(3, int(round(min(H, W) / 150)) | 1)
     solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    n, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
     grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.int16)
     ring = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
-    for i in range(1, n):
-        x, y, w, h, area = (int(v) for v in st[i])
-        if w < min_size or h < min_size or x == 0 or y == 0 or x + w >= W or y + h >= H:
-            continue
-        m = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+    for x, y, w, h, area, m in interior_blobs(solid, min_size):
         # nodes hold text: holes in the layer, or (JPEG smears the fill's colour into small
         # text) pixels clearly darker than the fill, inside the border
         inner = cv2.erode(m, ring, iterations=3).astype(bool)

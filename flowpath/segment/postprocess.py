@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -146,3 +146,18 @@ def innermost_regions(found: list[tuple[tuple[int, int, int, int], list[tuple[fl
         if not holds:
             out.append(region_from_polygon(outline, out_size[0], out_size[1], score, with_mask=with_mask))
     return out
+
+
+def interior_blobs(solid: np.ndarray, min_size: int) -> Iterator[tuple[int, int, int, int, int, np.ndarray]]:
+    """The 4-connected components of a 0/1 mask that could be nodes: at least ``min_size`` wide
+    and high and clear of the image border (a blob touching it is background or a cut-off
+    shape). Yields ``(x, y, w, h, area, mask)`` with ``mask`` the component's 0/1 crop."""
+    import cv2
+
+    height, width = solid.shape[:2]
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if w < min_size or h < min_size or x == 0 or y == 0 or x + w >= width or y + h >= height:
+            continue
+        yield x, y, w, h, area, (lab[y:y + h, x:x + w] == i).astype(np.uint8)

@@ -25,7 +25,12 @@ from __future__ import annotations
 import numpy as np
 
 from flowpath.geometry import Region
-from flowpath.segment.postprocess import fill_holes, innermost_regions, polygon_of_contour
+from flowpath.segment.postprocess import (
+    fill_holes,
+    innermost_regions,
+    interior_blobs,
+    polygon_of_contour,
+)
 
 #: score of stroke-pass regions: below every flat-region detection, which win overlaps
 STROKE_SCORE = 0.4
@@ -137,7 +142,6 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     """
     import cv2
 
-    H, W = image.shape[:2]
     if ink is None:
         ink = ink_mask(image, ink_contrast)
     if not ink.any():
@@ -150,16 +154,11 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     solid = fill_holes(closed)
     cut = int(max(3, round(2 * sw + 1))) | 1
     solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cut, cut)))
-    n, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
     ring_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     near_ink = cv2.dilate(ink.astype(np.uint8), ring_k, iterations=max(1, round(sw / 2))).astype(bool)
     shrink = max(0, int(round(sw / 2)))
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
-    for i in range(1, n):
-        x, y, w, h, area = (int(v) for v in st[i])
-        if w < min_size or h < min_size or x == 0 or y == 0 or x + w >= W or y + h >= H:
-            continue
-        m = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+    for x, y, w, h, area, m in interior_blobs(solid, min_size):
         cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         c = max(cs, key=cv2.contourArea)
         hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
