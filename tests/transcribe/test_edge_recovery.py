@@ -48,7 +48,8 @@ def _chart(draw_connectors, *, shadow: bool = False, fill: str = "white", border
         d.text((box[0] + 14, box[1] + 18), text, fill="black", font=_font())
     draw_connectors(d)
     arr = np.array(img)
-    regions = {"A": Region(tuple(float(v) for v in TOP)), "B": Region(tuple(float(v) for v in BOTTOM))}
+    regions = {name: Region((float(x0), float(y0), float(x1), float(y1)))
+               for name, (x0, y0, x1, y1) in (("A", TOP), ("B", BOTTOM))}
     return LabelledChart(arr, arr, regions)
 
 
