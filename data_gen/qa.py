@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -31,7 +32,8 @@ import networkx as nx
 from flowpath.graph import Edge, FlowChart, Node
 
 # -- procedural charts -------------------------------------------------------------------------
-_DOMAINS: dict[str, dict[str, list[str]]] = {
+# each domain: step verbs and objects, yes/no checks, and numeric checks (subject, comparison)
+_DOMAINS: dict[str, dict[str, list[Any]]] = {
     "instruct": {
         "verbs": ["Gather", "Clean", "Measure", "Cut", "Mix", "Heat", "Attach", "Sand", "Paint", "Rinse",
                   "Fold", "Tighten", "Apply", "Remove", "Check", "Place", "Pour", "Stir", "Drain", "Label"],
@@ -42,6 +44,8 @@ _DOMAINS: dict[str, dict[str, list[str]]] = {
         "checks": ["Is the glue dry", "Does the lid fit snugly", "Is the water boiling", "Is the surface smooth",
                    "Are all screws tight", "Is the dough elastic", "Has the paint cured", "Is the mixture too runny",
                    "Does the seal leak", "Is the soil moist"],
+        "numeric": [("the oven temperature", "above"), ("the water level", "below"), ("the board length", "at least"),
+                    ("the drying time", "more than"), ("the paint thickness", "at most"), ("the soil pH", "less than")],
     },
     "code": {
         "verbs": ["Initialize", "Increment", "Append", "Return", "Compute", "Parse", "Validate", "Swap", "Sort",
@@ -53,6 +57,8 @@ _DOMAINS: dict[str, dict[str, list[str]]] = {
         "checks": ["Is 'i' less than 'n'", "Is 'count' equal to zero", "Is the list empty", "Is 'x' in 'seen'",
                    "Does the file exist", "Is 'left' greater than 'right'", "Is the token valid",
                    "Is 'n' divisible by 2", "Is the connection open", "Is 'max_val' None"],
+        "numeric": [("'n'", "greater than"), ("len(nums)", "less than"), ("the retry count", "at least"),
+                    ("'total'", "above"), ("the buffer size", "at most"), ("'depth'", "below")],
     },
     "wiki": {
         "verbs": ["Research", "Contact", "Schedule", "Review", "Register", "Prepare", "Submit", "Compare",
@@ -66,6 +72,8 @@ _DOMAINS: dict[str, dict[str, list[str]]] = {
         "checks": ["Is the deadline close", "Did the agency respond", "Is the budget sufficient",
                    "Are documents complete", "Is the venue available", "Was the request approved",
                    "Is the area safe", "Does the plan need changes", "Is a visa required", "Has the fee been paid"],
+        "numeric": [("the credit score", "above"), ("the monthly income", "at least"), ("the applicant's age", "below"),
+                    ("the number of guests", "more than"), ("the account balance", "less than"), ("the wait time", "at most")],
     },
 }
 
@@ -77,13 +85,16 @@ _SYNONYMS = {"the": "", "a": "", "two": "2", "cups": "cup", "check": "verify", "
              "review": "go over", "notify": "inform", "select": "choose", "mix": "combine", "cut": "trim"}
 
 
-def random_chart(rng: random.Random, n_steps: int | None = None, domain: str | None = None) -> tuple[FlowChart, str]:
+def random_chart(rng: random.Random, n_steps: int | None = None, domain: str | None = None,
+                 numeric_rate: float = 0.0) -> tuple[FlowChart, str]:
     """A procedural flowchart: start, process steps, yes/no decisions (skip, loop, branch), end.
 
     Args:
         rng: the random source.
         n_steps: number of process steps (default 5-14).
         domain: ``instruct`` | ``code`` | ``wiki`` (default random).
+        numeric_rate: share of decisions that compare a quantity with a threshold
+            ("Is the credit score above 600?") instead of a yes/no check.
 
     Returns:
         ``(chart, domain)``; node ids are ``A, B, ...`` in creation order.
@@ -118,7 +129,11 @@ def random_chart(rng: random.Random, n_steps: int | None = None, domain: str | N
             fc.add_edge(Edge(j, cur))
         joins, label, prev = [], None, cur
         if checks and i + 2 < len(steps) and rng.random() < 0.35:
-            d = new(checks.pop() + "?", "rhombus")
+            if numeric_rate and rng.random() < numeric_rate:
+                subject, comparison = rng.choice(vocab["numeric"])
+                d = new(f"Is {subject} {comparison} {rng.choice([5, 10, 18, 50, 180, 600, 3000])}?", "rhombus")
+            else:
+                d = new(checks.pop() + "?", "rhombus")
             fc.add_edge(Edge(cur, d))
             go, stay = ("Yes", "No") if rng.random() < 0.7 else ("No", "Yes")
             kind = rng.choice(["skip", "loop", "branch"])
@@ -389,21 +404,187 @@ def make_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_t
     return out
 
 
+# -- harder questions: reworded node texts, stories that settle decisions ----------------------
+# verb rewordings: the question or answer names a step without its words
+_REWORD = {"gather": "collect", "clean": "wipe down", "measure": "gauge", "cut": "trim", "mix": "blend",
+           "heat": "warm up", "attach": "fasten", "sand": "smooth down", "paint": "coat", "rinse": "wash",
+           "fold": "crease", "tighten": "secure", "apply": "put on", "remove": "take off", "check": "inspect",
+           "place": "put", "pour": "tip", "stir": "whisk", "drain": "empty", "label": "tag",
+           "initialize": "set up", "increment": "increase", "append": "add", "return": "give back",
+           "compute": "calculate", "parse": "interpret", "validate": "verify", "swap": "exchange",
+           "sort": "order", "read": "load", "write": "save", "split": "divide", "merge": "combine",
+           "reset": "clear", "decrement": "decrease", "print": "output", "store": "keep", "load": "read in",
+           "hash": "digest", "encode": "convert", "research": "look into", "contact": "reach out to",
+           "schedule": "book", "review": "go over", "register": "sign up", "prepare": "get ready",
+           "submit": "send in", "compare": "weigh up", "notify": "inform", "document": "write down",
+           "practice": "rehearse", "visit": "go to", "request": "ask for", "plan": "organise",
+           "confirm": "verify", "discuss": "talk over", "record": "log", "select": "choose",
+           "update": "revise", "monitor": "keep an eye on"}
+_COMPARE = {"above": 1, "greater than": 1, "more than": 1, "at least": 0, "below": -1, "less than": -1, "at most": 2}
+_THRESHOLD = re.compile(r"^(?:Is|Are) (.+?) (above|greater than|more than|at least|below|less than|at most) (\d+)\?$")
+_AUX = ("Is", "Are", "Was", "Has", "Does", "Did")
+
+
+def reword(text: str, rng: random.Random) -> str:
+    """A heavier paraphrase than `paraphrase`: the leading verb is swapped for a synonym and
+    articles vary, so the wording shares few tokens with the node text."""
+    words = text.rstrip("?.").split()
+    if words and words[0].lower() in _REWORD:
+        words = _REWORD[words[0].lower()].split() + words[1:]
+    out = [w for w in words if not (w.lower() in ("the", "a") and rng.random() < 0.5)]
+    return " ".join(out) or text
+
+
+def settle(decision: str, condition: str, rng: random.Random) -> str | None:
+    """A clause that settles ``decision`` (a node text) on ``condition`` (``"yes"``/``"no"``)
+    without naming the branch: a number on the right side of the threshold for numeric checks,
+    an affirmative or negated statement otherwise. ``None`` when the text cannot be restated."""
+    yes = condition == "yes"
+    m = _THRESHOLD.match(decision.strip())
+    if m:
+        subject, comparison, t = m.group(1), m.group(2), int(m.group(3))
+        step = max(1, t // 5)
+        sign = _COMPARE[comparison]
+        if sign == 1:
+            value = t + rng.randint(1, step) if yes else t - rng.randint(0, step)
+        elif sign == 0:
+            value = t + rng.randint(0, step) if yes else t - rng.randint(1, step)
+        elif sign == -1:
+            value = t - rng.randint(1, step) if yes else t + rng.randint(0, step)
+        else:
+            value = t - rng.randint(0, step) if yes else t + rng.randint(1, step)
+        return rng.choice([f"{subject} is {value}", f"{subject} comes to {value}", f"{subject} reads {value}"])
+    words = decision.strip().rstrip("?").split()
+    if len(words) < 3 or words[0] not in _AUX:
+        return None
+    aux, rest = words[0].lower(), words[1:]
+    n_subj = 2 if rest[0].lower() in ("the", "a", "an", "all") else 1
+    subject, pred = " ".join(rest[:n_subj]), " ".join(rest[n_subj:])
+    if not pred:
+        return None
+    aux = {"are": "are", "is": "is", "was": "was", "has": "has", "does": "does", "did": "did"}[aux]
+    return f"{subject} {aux} {pred}" if yes else f"{subject} {aux} {rng.choice(['not', 'not', 'never'])} {pred}"
+
+
+def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_type: int = 1,
+                        domain: str = "synthetic") -> list[dict[str, Any]]:
+    """Questions whose wording does not copy node texts, in the benchmark's four types.
+
+    Fact retrieval asks what follows when a decision is settled by a number or a (negated)
+    statement (gold: the decision and the branch target) or names a step by a reworded verb
+    (gold: that step); applied scenarios tell a story that settles every decision on the way
+    (gold: the path from the first settled decision, or a step the story says was done just
+    before it, to the answer node, as in the benchmark's loan example); flow referential names
+    the current step reworded (gold: it and the asked neighbour); topological questions are
+    `make_questions`' (they quote node names). Arguments and records as `make_questions`.
+    """
+    g = chart.to_networkx()
+    text = {n.id: (n.text or n.id).strip() for n in chart}
+    kind = {n.id: n.kind for n in chart}
+    steps = [n for n in chart.nodes if kind[n] not in ("start", "end", "terminal", "decision")]
+    branches = [(d, e) for d, e in _decision_branches(chart) if kind[e.target] != "decision"]
+    out: list[dict[str, Any]] = []
+
+    def add(qtype: str, q: str, a: str, gold: list[str]) -> None:
+        out.append(_q(chart_id, len(out), qtype, q, a, gold, domain, rng))
+
+    def lower_first(t: str) -> str:
+        return t[0].lower() + t[1:] if t else t
+
+    for _ in range(per_type):  # fact retrieval
+        if branches and rng.random() < 0.6:
+            d, e = rng.choice(branches)
+            clause = settle(text[d], e.condition or "", rng)
+            if clause is not None:
+                q = rng.choice([f"What happens if {clause}?", f"What should be done when {clause}?",
+                                f"Suppose {clause}. Which step follows?"])
+                add("fact_retrieval", q, reword(text[e.target], rng), [d, e.target])
+                continue
+        if steps:
+            n = rng.choice(steps)
+            verb, _, obj = text[n].partition(" ")
+            if obj and verb.lower() in _REWORD:
+                q = rng.choice([f"Which step is about {obj}?", f"What is done to {obj}?",
+                                f"What does the chart say to do with {obj}?"])
+                add("fact_retrieval", q, f"{_REWORD[verb.lower()].capitalize()} it", [n])
+
+    for _ in range(per_type):  # applied scenario: the story settles the decisions on the way
+        targets = [t for t in steps if any(kind[a] == "decision" for a in nx.ancestors(g, t))]
+        if not targets:
+            break
+        target = rng.choice(targets)
+        decisions = [a for a in nx.ancestors(g, target) if kind[a] == "decision"]
+        first = rng.choice(decisions)
+        path = nx.shortest_path(g, first, target)
+        if len(path) > 6:
+            path = path[path.index(max((p for p in path if kind[p] == "decision"),
+                                       key=path.index)):]
+        name = rng.choice(NAMES)
+        facts = []
+        before = [p for p in chart.predecessors(path[0]) if kind[p] not in ("start", "decision")]
+        mentioned = before[:1] if before and rng.random() < 0.6 else []
+        # a step the story says was done grounds it too (as in `make_questions`' scenarios)
+        facts += [f"{name} has already taken care of {loose(text[p], rng)}." for p in mentioned]
+        ok = True
+        for a, b in zip(path, path[1:], strict=False):
+            if kind[a] == "decision":
+                cond = next((e.condition for e in chart.out_edges(a) if e.target == b and e.condition), None)
+                clause = settle(text[a], cond or "", rng) if cond in ("yes", "no") else None
+                if clause is None:
+                    ok = False
+                    break
+                facts.append(rng.choice([f"It turns out {clause}.", f"{name} sees that {clause}.",
+                                         f"{clause[0].upper() + clause[1:]}."]))
+            elif a != path[0] and rng.random() < 0.5:
+                facts.append(f"Then {name} goes on to {lower_first(reword(text[a], rng))}.")
+        if not ok:
+            continue
+        q = (f"{name} is following this procedure. " + " ".join(facts)
+             + rng.choice([f" What should {name} do now?", " What comes next for them?",
+                           f" According to the chart, what is {name}'s next step?"]))
+        add("applied_scenario", q, reword(text[target], rng), mentioned + path)
+
+    for _ in range(per_type):  # flow referential: the current step, reworded
+        cands = [c for c in steps if chart.successors(c) and chart.predecessors(c)]
+        if not cands:
+            break
+        c = rng.choice(cands)
+        if rng.random() < 0.5:
+            s = rng.choice(chart.successors(c))
+            q = rng.choice([f"I have just finished the step where I {lower_first(reword(text[c], rng))}. What comes next?",
+                            f"Right after I {lower_first(reword(text[c], rng))}, what is the immediate next step?"])
+            add("flow_referential", q, reword(text[s], rng), [c, s])
+        else:
+            p = rng.choice(chart.predecessors(c))
+            q = f"I am currently about to {lower_first(reword(text[c], rng))}. What was the previous step?"
+            add("flow_referential", q, reword(text[p], rng), [p, c])
+
+    topo = [q for q in make_questions(chart, chart_id, rng, per_type=per_type, domain=domain)
+            if q["type"] == "topological"]
+    for q in topo:
+        add("topological", q["question"], q["answer"], q["gold"])
+    return out
+
+
 # -- writing a set -----------------------------------------------------------------------------
-def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1) -> int:
-    """Procedural charts + questions in the benchmark layout (chart JSON only; oracle scoring)."""
+def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False) -> int:
+    """Procedural charts + questions in the benchmark layout (chart JSON only; oracle scoring).
+
+    ``hard``: half the decisions compare numbers with thresholds and the questions come from
+    `make_hard_questions` (reworded, stories that settle decisions)."""
     rng = random.Random(seed)
     (out / "charts").mkdir(parents=True, exist_ok=True)
     n_q = 0
     with open(out / "questions.jsonl", "w", encoding="utf-8") as fq:
         for i in range(n_charts):
-            chart, domain = random_chart(rng)
+            chart, domain = random_chart(rng, numeric_rate=0.5 if hard else 0.0)
             cid = f"synth{i:05d}"
             boxes, w, h = grid_layout(chart)
             rec = {"mermaid": chart_mermaid(chart), "width": w, "height": h, "scale": [1.0, 1.0],
                    "nodes": boxes, "domain": domain, "synthetic_layout": True}
             (out / "charts" / f"{cid}.json").write_text(json.dumps(rec), encoding="utf-8")
-            for q in make_questions(chart, cid, rng, per_type=per_type, domain=domain):
+            make = make_hard_questions if hard else make_questions
+            for q in make(chart, cid, rng, per_type=per_type, domain=domain):
                 fq.write(json.dumps(q) + "\n")
                 n_q += 1
     return n_q
@@ -451,6 +632,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--charts", type=int, default=200, help="procedural charts to make")
     p.add_argument("--per-type", type=int, default=1, help="questions per type per chart")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--hard", action="store_true",
+                   help="procedural charts with numeric checks and reworded questions whose stories settle decisions")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")
@@ -462,7 +645,7 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--from-bench {args.from_bench}: no charts/ folder there")
         n = write_from_bench(args.from_bench, args.out, args.seed, args.per_type, args.limit)
     else:
-        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type)
+        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type, hard=args.hard)
     print(f"wrote {n} questions to {args.out / 'questions.jsonl'}")
     return 0
 

@@ -40,7 +40,7 @@ def main() -> None:
     ap.add_argument("--reasoner", default="default")
     args = ap.parse_args()
 
-    from flowpath.bench import Benchmark
+    from flowpath.datasets.febench import Benchmark
     from flowpath.evaluation.attribution import oracle_parse
     from flowpath.pipeline import FlowPath, reason_on
 

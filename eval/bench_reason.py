@@ -1,8 +1,8 @@
 """Reasoner benchmark in oracle mode: gold Mermaid in, node ids out; P/R/F1 and time per question.
 
-In oracle mode the node ids are the gold Mermaid ids and the regions are the gold regions, so the
-benchmark's IoU mapping reduces to id matching: precision/recall/F1 are micro-averaged over
-questions from set overlap of predicted and gold ids (TP/FP/FN summed per question).
+In oracle mode the node ids are the gold Mermaid ids and the regions are the gold regions; each
+question is scored by `flowpath.evaluation.attribution.score_question`, the same attribution
+metric as ``flowpath eval attribution --oracle`` (micro P/R/F1, TP/FP/FN summed per question).
 
     python eval/bench_reason.py ../shared/data/febench_dev          # dev check only
     python -m data_gen.qa --out /tmp/qa --charts 300 && python eval/bench_reason.py /tmp/qa
@@ -17,23 +17,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import random
 import statistics
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from flowpath.mermaid import parse_mermaid
-from flowpath.models.base import ReasoningRequest
+from flowpath.datasets import Benchmark
+from flowpath.evaluation.attribution import oracle_parse, score_question
+from flowpath.metrics import AttributionMetric
+from flowpath.models.base import Reasoner
+from flowpath.pipeline import reason_on
 from flowpath.reason import classify_question, make_reasoner
-
-
-def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
 
 
 def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
@@ -59,44 +56,36 @@ def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
 
 
 def run(bench: Path, reasoner_name: str = "offline", limit: int | None = None, noise: float = 0.0,
-        seed: int = 0) -> dict[str, Any]:
+        seed: int = 0, reasoner: Reasoner | None = None) -> dict[str, Any]:
     """Score a reasoner on a benchmark-layout folder in oracle mode (optionally with noisy node
-    texts, ``noise`` = per-character error rate)."""
+    texts, ``noise`` = per-character error rate); scoring is flowpath's own attribution metric."""
     rng = random.Random(seed)
-    reasoner = make_reasoner(reasoner_name)
-    questions = [json.loads(line) for line in (bench / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
-    if limit:
-        questions = questions[:limit]
-    questions.sort(key=lambda q: q["chart"])  # one parse per chart
-    charts: dict[str, Any] = {}
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])  # tp fp fn n exact
+    reasoner = reasoner or make_reasoner(reasoner_name)  # an explicit reasoner wins
+    data = Benchmark(bench)
+    questions = data.questions[:limit] if limit else list(data.questions)
+    questions.sort(key=lambda q: q.chart)  # one parse per chart
+    parsed: dict[str, Any] = {}
+    metric = AttributionMetric()
     times: list[float] = []
     type_hits = 0
     records = []
     for q in questions:
-        if q["chart"] not in charts:
-            rec = json.loads((bench / "charts" / f"{q['chart']}.json").read_text(encoding="utf-8"))
-            charts[q["chart"]] = parse_mermaid(rec["mermaid"], strict=False)
+        chart = data.chart(q.chart)
+        if q.chart not in parsed:
+            parsed[q.chart] = oracle_parse(chart)
             if noise > 0:
-                charts[q["chart"]] = corrupt_texts(charts[q["chart"]], noise, rng)
-        chart = charts[q["chart"]]
-        t0 = time.perf_counter()
-        res = reasoner(ReasoningRequest(chart, q["question"], q["answer"]))
-        times.append(time.perf_counter() - t0)
-        pred, gold = set(res.node_ids), set(q["gold"])
-        tp = len(pred & gold)
-        for key in ("overall", q.get("type", "unknown"), f"domain:{q.get('domain', '?')}"):
-            c = counts[key]
-            c[0] += tp
-            c[1] += len(pred) - tp
-            c[2] += len(gold) - tp
-            c[3] += 1
-            c[4] += int(pred == gold)
-        type_hits += int(classify_question(q["question"], q["answer"]) == q.get("type"))
-        records.append({"id": q["id"], "type": q.get("type"), "gold": sorted(gold), "pred": res.node_ids,
-                        "error": res.error, "reason": res.reason})
+                parsed[q.chart].graph = corrupt_texts(parsed[q.chart].graph, noise, rng)
+        att = reason_on(reasoner, parsed[q.chart], q.question, q.answer)
+        times.append(att.timings.get("reason", 0.0))
+        score_question(metric, q, chart, att, parsed[q.chart])
+        type_hits += int(classify_question(q.question, q.answer) == q.type)
+        records.append({"id": q.id, "type": q.type, "gold": sorted(set(q.gold)), "pred": att.node_ids,
+                        "error": att.error, "reason": att.reason})
     ms = [t * 1000 for t in times]
-    table = {k: {**_prf(*v[:3]), "questions": v[3], "exact_match": v[4] / v[3]} for k, v in counts.items()}
+    summary = metric.summary()
+    table = {"overall": summary["overall"]}
+    table.update(summary.get("by_type", {}))
+    table.update({f"domain:{k}": v for k, v in summary.get("by_domain", {}).items()})
     return {"bench": str(bench), "reasoner": reasoner_name, "questions": len(questions), "table": table,
             "type_accuracy": type_hits / max(len(questions), 1),
             "ms_per_question": {"mean": statistics.fmean(ms) if ms else 0.0,
@@ -113,12 +102,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--json", type=Path, default=None, help="write the full report (with per-question records)")
     p.add_argument("--errors", type=int, default=0, help="print this many mismatching questions")
+    p.add_argument("--semantic", choices=["auto", "on", "off"], default="auto",
+                   help="offline reasoner: embedding similarity (the semantic extra) when installed / required / never")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
     if not (args.bench / "questions.jsonl").is_file():
         p.error(f"{args.bench}: no questions.jsonl")
-    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise)
+    reasoner = None
+    if args.reasoner == "offline":
+        from flowpath.reason import OfflineReasoner
+
+        reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic])
+    cpu0 = time.process_time()
+    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise, reasoner=reasoner)
+    cpu = time.process_time() - cpu0
     print(f"{rep['bench']}  reasoner={rep['reasoner']}  noise={args.noise}  questions={rep['questions']}  "
           f"type-recognition accuracy={rep['type_accuracy']:.3f}")
     print(f"{'slice':<22}{'n':>6}{'P':>8}{'R':>8}{'F1':>8}{'exact':>8}")
@@ -128,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{100 * s['f1']:>8.2f}{100 * s['exact_match']:>8.1f}")
     t = rep["ms_per_question"]
     print(f"reasoning time per question: mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms")
+    loaded = getattr(reasoner, "_encoder", None) is not None
+    print(f"embedding model loaded: {loaded}; CPU seconds {cpu:.1f} (model load included); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     shown = 0
     for r in rep["records"]:
         if shown >= args.errors:

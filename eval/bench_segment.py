@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from flowpath.bench import Benchmark  # noqa: E402
+from flowpath.datasets.febench import Benchmark  # noqa: E402
 from flowpath.io import load_image  # noqa: E402
 
 

@@ -28,7 +28,7 @@ def main() -> int:
     ap.add_argument("--no-warmup", action="store_true", help="do not transcribe one chart before timing")
     args = ap.parse_args()
 
-    from flowpath.bench import Benchmark
+    from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
     from flowpath.labeller import draw_labels
     from flowpath.models.base import LabelledChart

@@ -20,8 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from flowpath.evaluation.segmentation import SegmentationMetric, load_gold  # noqa: E402
+from flowpath.datasets import load_gold  # noqa: E402
 from flowpath.io import atomic_write_text, load_image  # noqa: E402
+from flowpath.metrics import SegmentationMetric  # noqa: E402
 
 DEFAULT_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -34,9 +35,6 @@ def sweep(predictions: list[list], golds: list[list], thresholds: list[float]) -
         for pred, gold in zip(predictions, golds, strict=True):
             metric.update([r for r in pred if r.score >= t], gold)
         row = metric.summary(coco=False)["overall"]
-        for iou in ("0.5", "0.7"):
-            r, p = row[f"recall@{iou}"], row[f"precision@{iou}"]
-            row[f"f1@{iou}"] = 2 * r * p / (r + p) if r + p else 0.0
         row["threshold"] = t
         rows.append(row)
     return rows

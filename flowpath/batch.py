@@ -66,8 +66,9 @@ MAX_NAME_BYTES = 120
 
 LOCK_NAME = ".flowpath.lock"
 
-__all__ = ["IMAGE_SUFFIXES", "AttributeJob", "QuestionItem", "attribute_image", "list_images",
-           "output_name", "parse_image", "read_questions", "run_attribute", "run_parse"]
+__all__ = ["IMAGE_SUFFIXES", "AttributeJob", "ImageMapper", "ParseMapper", "QuestionItem",
+           "attribute_image", "list_images", "output_name", "parse_image", "read_questions",
+           "run_attribute", "run_parse"]
 
 
 @dataclass
@@ -453,10 +454,26 @@ def _check_same_questions(previous: dict[str, dict[str, Any]], items: list[Quest
                 f"{what}); use another --out, or delete {out / 'results.jsonl'} to start over")
 
 
+#: Another engine's map of `attribute_image` over the images (`flowpath.distributed`):
+#: ``(job, groups, emit)`` where ``groups`` maps each image path to its pending questions and
+#: ``emit`` journals one record; returns each image's ``summary["images"]`` row by path and
+#: the pipeline's `FlowPath.describe`. `run_attribute` keeps reading, resuming and summarising.
+ImageMapper = Callable[[AttributeJob, dict[str, list[QuestionItem]],
+                        Callable[[dict[str, Any]], None]],
+                       tuple[dict[str, dict[str, Any]], dict[str, str] | None]]
+
+#: Another engine's map of `parse_image`: ``(out, todo, emit)`` with ``todo`` the
+#: ``(image path as named, file)`` pairs to parse and ``emit`` taking each summary row;
+#: returns the pipeline's `FlowPath.describe`.
+ParseMapper = Callable[[Path, list[tuple[str, Path]], Callable[[dict[str, Any]], None]],
+                       dict[str, str] | None]
+
+
 def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
                   out_dir: str | Path, *, questions: str | Path | Iterable[dict[str, Any]],
                   workers: int = 1, overlays: bool = True, report: bool = True,
-                  progress: bool = True, allow_outside_images: bool = False) -> dict[str, Any]:
+                  progress: bool = True, allow_outside_images: bool = False,
+                  map_images: ImageMapper | None = None) -> dict[str, Any]:
     """Attribute every question of a questions file; write results, overlays, summary, report.
 
     Args:
@@ -471,6 +488,8 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
         report: write ``report.html``.
         progress: show a tqdm progress bar.
         allow_outside_images: read question images outside the images (and questions) folder.
+        map_images: run the images on another engine instead of ``workers`` threads (then
+            ``pipeline`` is unused here: the engine builds its own).
 
     Returns:
         The summary dict (also written to ``summary.json``); ``summary["failed"]`` counts the
@@ -506,12 +525,12 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
                        allow_outside_images=allow_outside_images)
     with _run_lock(out):
         return _run_attribute(pipeline, job, items, workers=workers, report=report,
-                              progress=progress, t_start=t_start)
+                              progress=progress, t_start=t_start, map_images=map_images)
 
 
 def _run_attribute(pipeline: FlowPath | Callable[[], FlowPath], job: AttributeJob,
                    items: list[QuestionItem], *, workers: int, report: bool, progress: bool,
-                   t_start: float) -> dict[str, Any]:
+                   t_start: float, map_images: ImageMapper | None = None) -> dict[str, Any]:
     out = job.out
     results_path = out / "results.jsonl"
     previous = _read_results(results_path)
@@ -543,6 +562,17 @@ def _run_attribute(pipeline: FlowPath | Callable[[], FlowPath], job: AttributeJo
         else:
             groups.setdefault(it.image, []).append(it)
 
+    components: dict[str, str] | None = None
+    if map_images is not None:
+        try:
+            if groups:
+                image_stats, components = map_images(job, groups, emit)
+        finally:
+            fh.close()
+            bar.close()
+        return _finish_attribute(job, items, records, image_stats, len(items) - len(pending),
+                                 t_start, components, report)
+
     # built before the loop (and only when there is work): a bad component name or a missing
     # checkpoint is a usage error for the whole run, not a per-image failure
     fp = (pipeline if isinstance(pipeline, FlowPath) else pipeline()) if groups else None
@@ -564,11 +594,19 @@ def _run_attribute(pipeline: FlowPath | Callable[[], FlowPath], job: AttributeJo
     finally:
         fh.close()
         bar.close()
+    return _finish_attribute(job, items, records, image_stats, len(items) - len(pending),
+                             t_start, fp.describe() if fp else None, report)
 
+
+def _finish_attribute(job: AttributeJob, items: list[QuestionItem],
+                      records: dict[str, dict[str, Any]], image_stats: dict[str, dict[str, Any]],
+                      resumed: int, t_start: float, components: dict[str, str] | None,
+                      report: bool) -> dict[str, Any]:
+    """Rewrite results.jsonl in questions order; write summary.json and report.html."""
+    out = job.out
     ordered = [records[it.id] for it in items if it.id in records]
-    atomic_write_text(results_path, "".join(json.dumps(r) + "\n" for r in ordered))
-    summary = _summarise(ordered, image_stats, len(items) - len(pending),
-                         time.perf_counter() - t_start, fp.describe() if fp else None)
+    atomic_write_text(out / "results.jsonl", "".join(json.dumps(r) + "\n" for r in ordered))
+    summary = _summarise(ordered, image_stats, resumed, time.perf_counter() - t_start, components)
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1) + "\n")
     if report:
         from flowpath.report import write_report
@@ -640,14 +678,15 @@ def parse_image(fp: FlowPath, out: Path, rel: str, path: Path) -> dict[str, Any]
 
 
 def run_parse(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
-              out_dir: str | Path, *, workers: int = 1, progress: bool = True) -> dict[str, Any]:
+              out_dir: str | Path, *, workers: int = 1, progress: bool = True,
+              map_parses: ParseMapper | None = None) -> dict[str, Any]:
     """Parse every image under ``images``: graph JSON + Mermaid + labelled image per image.
 
     Writes ``OUT_DIR/<image>.json`` (the `ParsedChart`), ``<image>.mmd``,
     ``<image>.labelled.png`` (``<image>`` is `output_name` of the path under ``images``) and
     ``summary.json``. Images whose JSON holds a parse of the same image content are skipped
     (resume); a bad image gets ``<image>.json`` with ``{"error": ...}`` and is retried on the
-    next run.
+    next run. ``map_parses`` runs the images on another engine instead of ``workers`` threads.
 
     Returns:
         The summary dict; ``summary["failed"]`` counts failed images.
@@ -665,11 +704,12 @@ def run_parse(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
     out.mkdir(parents=True, exist_ok=True)
     with _run_lock(out):
         return _run_parse(pipeline, paths, base, out, workers=workers, progress=progress,
-                          t_start=t_start)
+                          t_start=t_start, map_parses=map_parses)
 
 
 def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], base: Path,
-               out: Path, *, workers: int, progress: bool, t_start: float) -> dict[str, Any]:
+               out: Path, *, workers: int, progress: bool, t_start: float,
+               map_parses: ParseMapper | None = None) -> dict[str, Any]:
     store = _ParseStore(out)
     lock = threading.Lock()
     rows: dict[str, dict[str, Any]] = {}
@@ -686,24 +726,32 @@ def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], b
             todo.append((rel, p))
     bar = _progress(len(paths), "parse", progress)
     bar.update(len(paths) - len(todo))
-    if todo and fp is None:
-        fp = pipeline()  # type: ignore[operator]
+    components: dict[str, str] | None = None
 
-    def work(rel: str, p: Path) -> None:
-        assert fp is not None
-        row = parse_image(fp, out, rel, p)
+    def emit(row: dict[str, Any]) -> None:
         with lock:
-            rows[rel] = row
+            rows[row["image"]] = row
             bar.update(1)
 
     try:
-        if workers == 1:
-            for rel, p in todo:
-                work(rel, p)
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as ex:
-                for f in [ex.submit(work, rel, p) for rel, p in todo]:
-                    f.result()
+        if map_parses is not None:
+            fp = None  # the engine builds its own pipelines
+            if todo:
+                components = map_parses(out, todo, emit)
+        elif todo:
+            fp = fp if fp is not None else pipeline()  # type: ignore[operator]
+
+            def work(rel: str, p: Path) -> None:
+                assert fp is not None
+                emit(parse_image(fp, out, rel, p))
+
+            if workers == 1:
+                for rel, p in todo:
+                    work(rel, p)
+            else:
+                with ThreadPoolExecutor(max_workers=workers) as ex:
+                    for f in [ex.submit(work, rel, p) for rel, p in todo]:
+                        f.result()
     finally:
         bar.close()
     ordered = [rows[p.relative_to(base).as_posix()] for p in paths]
@@ -713,6 +761,6 @@ def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], b
                "errors": [{"image": r["image"], "error": r["error"]} for r in failed],
                "mean_parse_seconds": _mean([r["seconds"] for r in ordered if "seconds" in r]),
                "wall_seconds": round(time.perf_counter() - t_start, 3),
-               "components": fp.describe() if fp else None, "rows": ordered}
+               "components": fp.describe() if fp else components, "rows": ordered}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1) + "\n")
     return summary

@@ -21,6 +21,7 @@ from flowpath.errors import MissingDependencyError, ModelError
 COMMAND_MODULES = (
     "flowpath.commands.attribute",  # attribute, parse
     "flowpath.commands.evaluate",  # eval segment | transcribe | attribution
+    "flowpath.commands.demo",  # demo (browser page, flowpath[demo])
 )
 
 logger = logging.getLogger("flowpath")

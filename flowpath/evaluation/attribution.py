@@ -25,14 +25,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from flowpath.bench import BenchChart, Benchmark, BenchQuestion
-from flowpath.metrics import AttributionMetric
+from flowpath.datasets.febench import BenchChart, Benchmark, BenchQuestion
+from flowpath.metrics.attribution import AttributionMetric, QuestionScore
+from flowpath.metrics.iou import IouOn
 from flowpath.models.base import Reasoner
 from flowpath.pipeline import Attribution, FlowPath, ParsedChart, reason_on
 
 logger = logging.getLogger("flowpath.evaluation")
 
-__all__ = ["evaluate_attribution", "markdown_report", "oracle_parse"]
+__all__ = ["evaluate_attribution", "markdown_report", "oracle_parse", "score_question"]
 
 
 def oracle_parse(chart: BenchChart, *, with_image: bool = False) -> ParsedChart:
@@ -40,8 +41,9 @@ def oracle_parse(chart: BenchChart, *, with_image: bool = False) -> ParsedChart:
 
     Args:
         chart: a benchmark chart.
-        with_image: also load the image and draw the gold node ids beside their regions (the
-            labelled image an image-reading reasoner needs); skipped otherwise, as loading
+        with_image: also load the image and label the gold regions with the gold node ids
+            (the labelled image an image-reading reasoner needs), drawn by the pipeline's own
+            labeller so both modes show the same kind of labels; skipped otherwise, as loading
             8000 px charts costs more than rule-based reasoning.
     """
     from flowpath.mermaid import parse_mermaid
@@ -50,10 +52,10 @@ def oracle_parse(chart: BenchChart, *, with_image: bool = False) -> ParsedChart:
     image = labelled = None
     if with_image:
         from flowpath.io import load_image
-        from flowpath.overlay import draw_node_labels
+        from flowpath.labeller import draw_labels
 
         image = load_image(chart.image_path)
-        labelled = draw_node_labels(image, chart.regions)
+        labelled, _ = draw_labels(image, list(chart.regions.values()), names=list(chart.regions))
     problems = list(graph.warnings)
     missing = [n for n in graph.nodes if n not in chart.regions]
     if missing:
@@ -72,7 +74,7 @@ def _needs_image(reasoner: Reasoner) -> bool:
 def evaluate_attribution(bench_dir: str | Path, *, pipeline: FlowPath | None = None,
                          reasoner: Reasoner | None = None, oracle: bool = False,
                          limit: int | None = None, out_dir: str | Path | None = None,
-                         progress: bool = False) -> dict[str, Any]:
+                         progress: bool = False, iou_on: IouOn = "box") -> dict[str, Any]:
     """Score attribution on a benchmark-layout folder.
 
     Args:
@@ -85,10 +87,12 @@ def evaluate_attribution(bench_dir: str | Path, *, pipeline: FlowPath | None = N
         limit: score only the first ``limit`` questions (quick checks).
         out_dir: write ``attribution.json``, ``attribution.md``, ``records.jsonl`` there.
         progress: tqdm progress bar.
+        iou_on: match predicted to gold regions by ``"box"`` IoU (default) or ``"region"``
+            IoU (node polygons / masks, the paper's node regions).
 
     Returns:
         ``{"mode", "bench", "questions", "errors", "overall": {...}, "by_type": {...},
-        "by_domain": {...}, "timings": {...}, "components": {...}}``; each ``{...}`` holds
+        "by_domain": {...}, "iou_on", "timings": {...}, "components": {...}}``; each ``{...}`` holds
         questions, tp, fp, fn, precision, recall, f1, exact_match, first_node_hit,
         last_node_hit, connected_path, empty_predictions.
 
@@ -116,7 +120,7 @@ def evaluate_attribution(bench_dir: str | Path, *, pipeline: FlowPath | None = N
 
     # questions of one chart together, so each chart is parsed once (results keep file order)
     order = sorted(range(len(questions)), key=lambda i: (questions[i].chart, i))
-    metric = AttributionMetric()
+    metric = AttributionMetric(iou_on=iou_on)
     records: list[dict[str, Any] | None] = [None] * len(questions)
     parsed_by_chart: dict[str, ParsedChart | str] = {}
     parse_times: list[float] = []
@@ -148,18 +152,11 @@ def evaluate_attribution(bench_dir: str | Path, *, pipeline: FlowPath | None = N
             parsed_by_chart[q.chart] = parsed
         if isinstance(parsed, str):
             att = Attribution(question=q.question, answer=q.answer, error=parsed)
-            graph_edges: list[tuple[str, str]] = []
         else:
             r = reasoner if oracle else pipeline.reasoner  # type: ignore[union-attr]
             att = reason_on(r, parsed, q.question, q.answer)  # type: ignore[arg-type]
             reason_times.append(att.timings.get("reason", 0.0))
-            graph_edges = [(e.source, e.target) for e in parsed.graph.edges]
-        missing = set(q.gold_missing_region) | {g for g in q.gold if g not in chart.regions}
-        score = metric.update([r.bbox for r in att.regions], q.gold, chart.regions,
-                              missing_region=sorted(missing),
-                              pred_ids=att.node_ids if not att.error else None,
-                              pred_edges=graph_edges if not att.error else None,
-                              groups={"type": q.type, "domain": q.domain or chart.domain})
+        score = score_question(metric, q, chart, att, parsed)
         records[i] = _record(q, att, score.to_dict(), error=att.error)
 
     summary = metric.summary()
@@ -185,6 +182,38 @@ def evaluate_attribution(bench_dir: str | Path, *, pipeline: FlowPath | None = N
         atomic_write_text(out / "attribution.md", markdown_report(report))
         atomic_write_text(out / "records.jsonl", "".join(json.dumps(r) + "\n" for r in done))
     return report
+
+
+def score_question(metric: AttributionMetric, question: BenchQuestion, chart: BenchChart,
+                   attribution: Attribution, parsed: ParsedChart | str) -> QuestionScore:
+    """Add one question's attribution to ``metric`` (grouped by question type and domain).
+
+    Args:
+        metric: the accumulator.
+        question: the benchmark question (gold ids, type, domain).
+        chart: its chart (gold regions, image size).
+        attribution: what the pipeline or reasoner attributed.
+        parsed: the chart as the reasoner saw it (its edges give the connectedness
+            diagnostic), or the error text of a chart that could not be parsed.
+
+    Returns:
+        The question's `QuestionScore`.
+    """
+    ok = not attribution.error and not isinstance(parsed, str)
+    edges = [(e.source, e.target) for e in parsed.graph.edges] if ok else None  # type: ignore[union-attr]
+    missing = set(question.gold_missing_region) | {g for g in question.gold if g not in chart.regions}
+    return metric.update(list(attribution.regions),
+                         question.gold, chart.regions, missing_region=sorted(missing),
+                         pred_ids=attribution.node_ids if ok else None, pred_edges=edges,
+                         groups={"type": question.type, "domain": question.domain or chart.domain},
+                         image_size=_image_size(chart, parsed))
+
+
+def _image_size(chart: BenchChart, parsed: ParsedChart | str) -> tuple[int, int] | None:
+    """(height, width) of the chart image, for region IoU (predicted masks are that size)."""
+    if not isinstance(parsed, str) and parsed.height > 0 and parsed.width > 0:
+        return (parsed.height, parsed.width)
+    return (chart.height, chart.width) if chart.height > 0 and chart.width > 0 else None
 
 
 def _mean(xs: list[float]) -> float | None:
@@ -224,7 +253,8 @@ def markdown_report(report: dict[str, Any]) -> str:
     comps = ", ".join(f"{k}={v}" for k, v in (report.get("components") or {}).items())
     lines = [f"# Attribution: {report['mode']} mode\n\n",
              f"bench `{report['bench']}`, {report['questions']} questions, "
-             f"{report['errors']} errors; {comps}\n\n", head, row("**overall**", report["overall"])]
+             f"{report['errors']} errors; IoU >= {report.get('iou_threshold')} on "
+             f"{report.get('iou_on', 'box')}; {comps}\n\n", head, row("**overall**", report["overall"])]
     for key in ("by_type", "by_domain"):
         for name, s in (report.get(key) or {}).items():
             lines.append(row(f"{key[3:]}: {name}", s))

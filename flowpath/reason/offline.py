@@ -22,7 +22,14 @@ from typing import Any
 
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
-from flowpath.reason.text import NEGATIONS, NodeIndex, best_quoted_match, tokens
+from flowpath.reason.text import (
+    NEGATIONS,
+    NodeIndex,
+    SemanticBlend,
+    TextEncoder,
+    best_quoted_match,
+    tokens,
+)
 
 QUESTION_TYPES = ("fact_retrieval", "applied_scenario", "flow_referential", "topological")
 
@@ -84,9 +91,10 @@ def quoted_names(question: str) -> list[str]:
 class _ChartContext:
     """Per-chart precomputation shared by all questions about one chart."""
 
-    def __init__(self, chart: FlowChart) -> None:
+    def __init__(self, chart: FlowChart, encoder: TextEncoder | None = None,
+                 blend: SemanticBlend | None = None) -> None:
         self.chart = chart
-        self.index = NodeIndex.build([(n.id, n.text or n.id) for n in chart])
+        self.index = NodeIndex.build([(n.id, n.text or n.id) for n in chart], encoder=encoder, blend=blend)
         self.g = chart.to_networkx()
         self.ug = self.g.to_undirected(as_view=True)
         # position along the flow: hop distance from the start node(s); used to order anchors
@@ -113,6 +121,12 @@ class OfflineReasoner(Reasoner):
             further apart are returned without the nodes between them.
         anchor_threshold: how strongly a node must be mentioned by the question (share of its
             IDF-weighted words present) to count as an anchor.
+        semantic: blend sentence-embedding similarity into the matching (the ``semantic``
+            extra). ``None`` uses it when installed and matches lexically otherwise; ``True``
+            requires it; ``False`` never loads it.
+        encoder: an explicit text encoder (any object with ``encode(list[str])`` returning
+            unit vectors) instead of the packaged one; implies ``semantic``.
+        blend: how similarity joins the lexical score (`SemanticBlend`).
 
     >>> from flowpath.graph import FlowChart
     >>> fc = FlowChart.from_edges([("A", "B"), ("B", "C")], {"A": "Start", "B": "Boil water", "C": "End"})
@@ -122,7 +136,8 @@ class OfflineReasoner(Reasoner):
 
     name = "offline"
 
-    def __init__(self, *, max_gap: int = 6, anchor_threshold: float = 0.5) -> None:
+    def __init__(self, *, max_gap: int = 6, anchor_threshold: float = 0.5, semantic: bool | None = None,
+                 encoder: TextEncoder | None = None, blend: SemanticBlend | None = None) -> None:
         if max_gap < 1:
             raise ValueError(f"max_gap must be >= 1, got {max_gap}")
         if not 0.0 < anchor_threshold <= 1.0:
@@ -133,7 +148,28 @@ class OfflineReasoner(Reasoner):
         # a higher one for reaching further back (set on generated QA, data_gen/qa.py)
         self.scenario_threshold = min(anchor_threshold, 0.34)
         self.scenario_far_threshold = 0.5
+        # how strongly a story must mention a decision to settle it (generated QA, --hard)
+        self.settle_threshold = 0.5
+        self.fact_branch_boost = 0.2
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
+        self.semantic = True if encoder is not None else semantic
+        self.blend = blend or SemanticBlend()
+        self._encoder = encoder
+        if self.semantic:  # asked for explicitly: fail now, naming the extra, not mid-batch
+            self._text_encoder()
+
+    def _text_encoder(self) -> TextEncoder | None:
+        if self._encoder is None and self.semantic is not False:
+            from flowpath.reason.semantic import EXTRA_HINT, shared_encoder
+
+            self._encoder = shared_encoder()
+            if self._encoder is None:
+                if self.semantic:
+                    from flowpath.errors import MissingDependencyError
+
+                    raise MissingDependencyError(f"semantic matching is not installed: {EXTRA_HINT}")
+                self.semantic = False  # auto and missing: lexical matching from now on
+        return self._encoder
 
     # -- public --------------------------------------------------------------------------------
     def __call__(self, request: ReasoningRequest) -> Reasoning:
@@ -163,7 +199,7 @@ class OfflineReasoner(Reasoner):
         content = chart.to_dict()
         if self._cache is not None and self._cache[0] is chart and self._cache[1] == content:
             return self._cache[2]
-        ctx = _ChartContext(chart)
+        ctx = _ChartContext(chart, self._text_encoder(), self.blend)
         self._cache = (chart, content, ctx)
         return ctx
 
@@ -192,9 +228,11 @@ class OfflineReasoner(Reasoner):
         return max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
 
     def _path(self, ctx: _ChartContext, u: str, v: str, relevance: dict[str, float],
-              statement: str, *, max_gap: int | None = None) -> list[str] | None:
+              statement: str, *, max_gap: int | None = None,
+              taken: dict[str, str] | None = None) -> list[str] | None:
         """Cheapest directed path u -> v (nodes relevant to the statement and branches it
-        takes are cheaper); ``None`` when there is none within ``max_gap`` edges."""
+        takes are cheaper; at a decision in ``taken`` the other branches are avoided);
+        ``None`` when there is none within ``max_gap`` edges."""
         import networkx as nx
 
         if u == v:
@@ -204,6 +242,8 @@ class OfflineReasoner(Reasoner):
         chart = ctx.chart
 
         def cost(a: str, b: str, _d: Any) -> float:
+            if taken and a in taken and taken[a] != b:
+                return 50.0
             c = 1.0 - 0.4 * min(relevance.get(b, 0.0), 1.0)
             for e in chart.out_edges(a):
                 if e.target != b or e.condition is None:
@@ -228,15 +268,16 @@ class OfflineReasoner(Reasoner):
         return p
 
     def _connect(self, ctx: _ChartContext, anchors: Iterable[str], relevance: dict[str, float],
-                 statement: str, *, max_gap: int | None = None) -> list[str]:
+                 statement: str, *, max_gap: int | None = None,
+                 taken: dict[str, str] | None = None) -> list[str]:
         """Join anchors in flow order with cheapest paths; unreachable pairs stay unjoined."""
         ordered = sorted(dict.fromkeys(anchors), key=lambda n: ctx.depth.get(n, 0))
         if len(ordered) <= 1:
             return ordered
         out: list[str] = [ordered[0]]
         for a, b in zip(ordered, ordered[1:], strict=False):
-            p = (self._path(ctx, a, b, relevance, statement, max_gap=max_gap)
-                 or self._path(ctx, b, a, relevance, statement, max_gap=max_gap))
+            p = (self._path(ctx, a, b, relevance, statement, max_gap=max_gap, taken=taken)
+                 or self._path(ctx, b, a, relevance, statement, max_gap=max_gap, taken=taken))
             out.extend(p if p else [b])
         return list(dict.fromkeys(out))
 
@@ -319,9 +360,24 @@ class OfflineReasoner(Reasoner):
         if q[qa] >= 0.6:
             for n in set(chart.successors(qa)) | set(chart.predecessors(qa)):
                 s[n] += 0.08
+        # a question that settles a decision ("what happens if the glue is not dry?") asks
+        # for the step on the branch it takes
+        branch_of: dict[str, str] = {}
+        if self.fact_branch_boost > 0:
+            from flowpath.reason.branches import branch_taken
+
+            for d in ctx.index.ids:
+                if q[d] >= self.settle_threshold and chart_kind(ctx, d) == "decision":
+                    taken = branch_taken(chart.nodes[d].text or "", question)
+                    for e in chart.out_edges(d):
+                        if taken is not None and e.condition == taken:
+                            s[e.target] += self.fact_branch_boost
+                            branch_of.setdefault(e.target, d)
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         ids = [best]
         why = f"{best} states the answer"
+        if best in branch_of:
+            return [branch_of[best], best], why + f"; the question settles {branch_of[best]}, whose branch leads here"
         if _CONDITION_CUE.search(question) or _CONDITION_CUE.search(answer):
             # the condition under which the answer holds sits on a neighbouring decision:
             # either the answer node is a branch of a decision the question names, or the
@@ -338,28 +394,61 @@ class OfflineReasoner(Reasoner):
         return ids, why
 
     # -- applied scenario -----------------------------------------------------------------------
+    def _settled(self, ctx: _ChartContext, q: dict[str, float], statement: str,
+                 target: str) -> dict[str, str | None]:
+        """Decisions upstream of ``target`` that the statement settles, each mapped to the
+        successor on the branch it takes, or to ``None`` when that branch leads away from
+        ``target`` (the story passed elsewhere, or the branch was misread)."""
+        import networkx as nx
+
+        from flowpath.reason.branches import branch_taken
+
+        chart = ctx.chart
+        out: dict[str, str | None] = {}
+        upstream = nx.ancestors(ctx.g, target)
+        for d in upstream:
+            if chart_kind(ctx, d) != "decision" or q[d] < self.settle_threshold:
+                continue
+            taken = branch_taken(chart.nodes[d].text or "", statement)
+            if taken is None:
+                continue
+            out[d] = None
+            for e in chart.out_edges(d):
+                if e.condition == taken and (e.target == target or target in nx.descendants(ctx.g, e.target)):
+                    out[d] = e.target
+        return out
+
     def _scenario(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         import networkx as nx
 
         s = self._answer_scores(ctx, question, answer)
         q = self._question_scores(ctx, question)
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
-        ancestors = nx.ancestors(ctx.g, best)
-        # the scenario's situation: question-mentioned nodes upstream of the answer
-        cands = [n for n in ctx.index.ids if n in ancestors and n != best and q[n] >= self.scenario_threshold
+        rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
+        reads = self._settled(ctx, q, question, best)
+        settled = {d: t for d, t in reads.items() if t is not None}
+        ancestors = nx.ancestors(ctx.g, best) - {d for d, t in reads.items() if t is None}
+        # the scenario's situation: nodes the story (not its closing ask: "what happens to her
+        # application?" names no step done) mentions upstream of the answer
+        story = _story(question)
+        qs = self._question_scores(ctx, story) if story != question else q
+        cands = [n for n in ctx.index.ids if n in ancestors and n != best and qs[n] >= self.scenario_threshold
                  and chart_kind(ctx, n) not in ("start", "end")]
         anchors = [best]
+        if settled:
+            # the story walks the chart: the first decision it settles starts the walk, which
+            # follows the branch taken at each settled decision (`_connect` with ``taken``)
+            anchors.append(min(settled, key=lambda n: (ctx.depth.get(n, 0), n)))
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
             near = [n for n in cands if n in dist]
             if near:
-                anchors.append(min(near, key=lambda n: (dist[n], -q[n])))
-                far = [n for n in near if dist[n] <= self.max_gap // 2 + 1 and q[n] >= self.scenario_far_threshold]
+                anchors.append(min(near, key=lambda n: (dist[n], -qs[n])))
+                far = [n for n in near if dist[n] <= self.max_gap // 2 + 1 and qs[n] >= self.scenario_far_threshold]
                 if far:
                     anchors.append(max(far, key=lambda n: dist[n]))
-        rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
-        ids = self._connect(ctx, anchors, rel, question + " " + answer)
+        ids = self._connect(ctx, anchors, rel, question + " " + answer, taken=settled)
         if len(ids) == 1:
             # nothing upstream was named strongly: "what next" is asked from the step just
             # before the answer, so the predecessor the story hints at (else the decision
@@ -422,6 +511,15 @@ class OfflineReasoner(Reasoner):
         # the whole path however long; otherwise far-apart anchors are not joined
         ids = self._connect(ctx, anchors, rel, question + " " + answer, max_gap=len(chart) if walk else None)
         return ids, "path through the steps the statement walks"
+
+
+def _story(question: str) -> str:
+    """A scenario without its closing question sentence (what it asks about is not a step
+    the story says was done)."""
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+", question.strip()) if x]
+    if len(sentences) >= 2 and sentences[-1].endswith("?"):
+        return " ".join(sentences[:-1])
+    return question
 
 
 def chart_kind(ctx: _ChartContext, nid: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from flowpath.errors import require
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
-from flowpath.reason.backends import resolve_model
+from flowpath.reason.backends import resolve_model, takes_images
 from flowpath.reason.base import load_prompt, parse_final_answer, to_pil
 
 
@@ -29,6 +29,11 @@ class SoMReasoner(Reasoner):
                  **backend_kwargs: Any) -> None:
         require("smolagents", "agent", "SoMReasoner")
         self.model = resolve_model(model, **backend_kwargs)
+        if not takes_images(self.model):
+            raise ValueError(
+                f"set-of-marks reasoning needs a model that takes images, and {self.model.model_id!r} is "
+                "text-only (FLOWPATH_LLM_IMAGES / --llm-images, or a transformers model without a vision "
+                "tower); use --reasoner agent or hybrid, which give a text-only model the chart as text")
         self.list_marks = list_marks
         self.max_image_side = max_image_side
         self.template = load_prompt("som")
@@ -48,10 +53,15 @@ class SoMReasoner(Reasoner):
             return Reasoning([], error=str(exc))
         messages = [ChatMessage(role=MessageRole.USER,
                                 content=[{"type": "image", "image": image}, {"type": "text", "text": text}])]
+        if hasattr(self.model, "begin_question"):  # answers constrained to the chart's ids
+            self.model.begin_question(valid or None, None)
         try:
             reply = self.model.generate(messages)
         except Exception as exc:  # timeouts and server errors are per question
             return Reasoning([], error=f"set-of-marks model call failed: {type(exc).__name__}: {str(exc)[:600]}")
+        finally:
+            if hasattr(self.model, "begin_question"):
+                self.model.begin_question(None, None)
         content = reply.content if isinstance(reply.content, str) else str(reply.content or "")
         if valid:
             ids, unknown, reason = parse_final_answer(content, valid)

@@ -1,10 +1,12 @@
-"""Lexical matching of statement text to flowchart node texts (no learned model).
+"""Matching of statement text to flowchart node texts.
 
 A node is scored against a piece of text (question or answer) by IDF-weighted token overlap
 over light-stemmed tokens, blended with rapidfuzz similarity so that near-verbatim quotes and
 short code identifiers (``self.send``) still match when tokenisation disagrees. The IDF is
 computed over the chart's own nodes, so words every node shares ("the", "step", "process")
-weigh little and a chart-specific word ("baffle") weighs a lot.
+weigh little and a chart-specific word ("baffle") weighs a lot. With a text encoder (the
+``semantic`` extra, `flowpath.reason.semantic`) sentence-embedding similarity is blended in
+(`SemanticBlend`), so paraphrases that share no word still match.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -63,17 +67,51 @@ def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
     return out
 
 
+class TextEncoder(Protocol):
+    """Anything that embeds texts as unit vectors (`flowpath.reason.semantic.SentenceEncoder`)."""
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class SemanticBlend:
+    """How embedding similarity joins the lexical score.
+
+    A cosine similarity ``c`` becomes ``clip((c - floor) / (ceiling - floor), 0, 1)``; each
+    lexical coverage ``x`` becomes ``(1 - weight) * x + weight * that``, and never less than
+    ``x`` when ``keep_lexical`` (a verbatim quote stays a full match). Defaults chosen on
+    generated QA (``python -m data_gen.qa --hard``), not on the benchmark.
+    """
+
+    weight: float = 0.5
+    floor: float = 0.2
+    ceiling: float = 0.75
+    keep_lexical: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.weight <= 1.0:
+            raise ValueError(f"SemanticBlend.weight must be in [0, 1], got {self.weight}")
+        if not -1.0 <= self.floor < self.ceiling <= 1.0:
+            raise ValueError(f"SemanticBlend needs -1 <= floor < ceiling <= 1, got {self.floor}, {self.ceiling}")
+
+
 @dataclass
 class NodeIndex:
-    """Pre-tokenised node texts of one chart with IDF weights; build once per chart."""
+    """Pre-tokenised node texts of one chart with IDF weights (and, with an encoder, their
+    embeddings); build once per chart."""
 
     ids: list[str]
     texts: list[str]
     token_sets: list[set[str]]
     idf: dict[str, float]
+    encoder: TextEncoder | None = None
+    blend: SemanticBlend = field(default_factory=SemanticBlend)
+    vectors: Any = None  # (n_nodes, dim) unit vectors when an encoder is set
 
     @classmethod
-    def build(cls, items: list[tuple[str, str]]) -> NodeIndex:
+    def build(cls, items: list[tuple[str, str]], *, encoder: TextEncoder | None = None,
+              blend: SemanticBlend | None = None) -> NodeIndex:
+        """Index ``(node id, text)`` pairs; ``encoder`` adds embedding similarity."""
         ids = [i for i, _ in items]
         texts = [t for _, t in items]
         token_sets = [set(tokens(t)) for t in texts]
@@ -82,7 +120,19 @@ class NodeIndex:
             df.update(s)
         n = max(len(items), 1)
         idf = {t: math.log(1.0 + n / c) for t, c in df.items()}
-        return cls(ids, texts, token_sets, idf)
+        vectors = encoder.encode(texts) if encoder is not None and texts else None
+        return cls(ids, texts, token_sets, idf, encoder if vectors is not None else None,
+                   blend or SemanticBlend(), vectors)
+
+    def similarity(self, text: str) -> dict[str, float]:
+        """Rescaled embedding similarity of ``text`` to each node in [0, 1] (empty without an
+        encoder)."""
+        if self.encoder is None or self.vectors is None or not text.strip():
+            return {}
+        sims = self.vectors @ self.encoder.encode([text])[0]
+        b = self.blend
+        scaled = np.clip((sims - b.floor) / (b.ceiling - b.floor), 0.0, 1.0)
+        return {nid: float(v) for nid, v in zip(self.ids, scaled, strict=True)}
 
     def novelty(self, nid: str, text_tokens: set[str], chosen: list[str]) -> float:
         """Share of ``nid``'s text-matching weight that the ``chosen`` nodes do not already
@@ -133,6 +183,13 @@ class NodeIndex:
                     else:
                         text_cov = max(text_cov, fz)
             out[nid] = (node_cov, text_cov)
+        sem = self.similarity(text)
+        if sem:
+            w, keep = self.blend.weight, self.blend.keep_lexical
+            for nid, (nc, tc) in out.items():
+                s = sem[nid]
+                bn, bt = (1 - w) * nc + w * s, (1 - w) * tc + w * s
+                out[nid] = (max(nc, bn), max(tc, bt)) if keep else (bn, bt)
         return out
 
 

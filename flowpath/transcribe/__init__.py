@@ -8,6 +8,8 @@ Three backends behind the `flowpath.models.base.Transcriber` interface:
   (``chart.mmd`` beside ``chart.png``): its node ids are mapped onto the letters.
 * ``qwen2vl``: `Qwen2VLTranscriber`, a Qwen2-VL checkpoint (+ LoRA adapter) trained by
   ``training/train_flow2mermaid.py`` (needs ``flowpath[models]``; torch loads only when built).
+* ``served``: `ServedVLMTranscriber`, the same Flow2Mermaid model (or any vision-language model)
+  behind an OpenAI-compatible chat endpoint such as ``vllm serve`` (needs ``openai``).
 
 >>> make_transcriber("ocr").name  # doctest: +SKIP
 'ocr'
@@ -23,17 +25,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from flowpath.models.base import Transcriber
     from flowpath.transcribe.ocr import OCRTranscriber
     from flowpath.transcribe.qwen2vl import Qwen2VLTranscriber
+    from flowpath.transcribe.served import ServedVLMTranscriber
     from flowpath.transcribe.source import SourceTranscriber
 
-__all__ = ["OCRTranscriber", "Qwen2VLTranscriber", "SourceTranscriber", "TRANSCRIBERS",
+__all__ = ["OCRTranscriber", "Qwen2VLTranscriber", "ServedVLMTranscriber", "SourceTranscriber", "TRANSCRIBERS",
            "default_transcriber", "make_transcriber"]
 
 TRANSCRIBERS: Registry[Transcriber] = Registry("transcriber", {
     "ocr": "flowpath.transcribe.ocr:OCRTranscriber",
     "source": "flowpath.transcribe.source:SourceTranscriber",
     "qwen2vl": "flowpath.transcribe.qwen2vl:Qwen2VLTranscriber",
+    "served": "flowpath.transcribe.served:ServedVLMTranscriber",
 }, aliases={"offline": "ocr", "tesseract": "ocr", "mermaid": "source", "qwen": "qwen2vl",
-            "flow2mermaid": "qwen2vl"})
+            "flow2mermaid": "qwen2vl", "vlm": "served", "openai": "served", "vllm": "served"},
+   requires={"served": [("openai", "agent"), ("smolagents", "agent")]})
 
 # PEP 562 lazy attributes: `import flowpath.transcribe` loads neither OpenCV nor torch
 __getattr__ = TRANSCRIBERS.lazy_attribute(__name__)
@@ -43,7 +48,7 @@ def make_transcriber(name: str, *, device: str | None = None, **kwargs: Any) -> 
     """Build a transcriber by name.
 
     Args:
-        name: ``ocr`` (alias ``offline``), ``source`` or ``qwen2vl``.
+        name: ``ocr`` (alias ``offline``), ``source``, ``qwen2vl`` or ``served`` (alias ``vllm``).
         device: torch device, for transcribers that declare one (``qwen2vl``).
         **kwargs: passed to the class (e.g. ``base=``, ``adapter=`` for qwen2vl).
 

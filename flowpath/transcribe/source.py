@@ -139,8 +139,8 @@ class SourceTranscriber(Transcriber):
                 except (json.JSONDecodeError, AttributeError):
                     nodes = {}
                 if nodes:
-                    from flowpath.evaluation.transcription import match_nodes
                     from flowpath.geometry import Region
+                    from flowpath.metrics.matching import match_nodes
 
                     gold = {k: Region(tuple(v["bbox"])) for k, v in nodes.items() if k in src.nodes}
                     m = match_nodes(chart.regions, gold, self.min_iou)

@@ -40,3 +40,19 @@ def test_bench_lenient_runs_on_a_benchmark_layout_folder(capsys, tmp_path):
     out = capsys.readouterr().out
     for kind in bench.KINDS:
         assert kind in out
+
+
+def test_bench_reason_scores_with_the_attribution_metric(capsys, tmp_path):
+    from flowpath.evaluation.attribution import evaluate_attribution
+
+    bench = _load("bench_reason")
+    examples = REPO_ROOT / "examples"
+    rep = bench.run(examples, "offline")
+    # the script's oracle figures are those of `flowpath eval attribution --oracle`
+    ref = evaluate_attribution(examples, reasoner=bench.make_reasoner("offline"), oracle=True)
+    for key in ("tp", "fp", "fn", "f1", "exact_match"):
+        assert rep["table"]["overall"][key] == ref["overall"][key]
+    assert set(rep["table"]) >= {"overall", *ref["by_type"], *(f"domain:{d}" for d in ref["by_domain"])}
+    assert bench.main([str(examples), "--noise", "0.1", "--json", str(tmp_path / "r.json")]) == 0
+    assert "overall" in capsys.readouterr().out
+    assert json.loads((tmp_path / "r.json").read_text())["questions"] == len(rep["records"])

@@ -9,7 +9,7 @@ import sys
 from tests.markers import REPO_ROOT
 
 CORE_MODULES = ["flowpath", "flowpath.graph", "flowpath.graph.tools", "flowpath.mermaid",
-                "flowpath.geometry", "flowpath.bench", "flowpath.labels", "flowpath.metrics",
+                "flowpath.geometry", "flowpath.datasets", "flowpath.labels", "flowpath.metrics",
                 "flowpath.agent"]
 HEAVY = ["torch", "transformers", "smolagents"]
 

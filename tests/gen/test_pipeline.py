@@ -26,7 +26,7 @@ def small_set(tmp_path_factory):
 
 
 def test_benchmark_layout_loads_with_flowpath_bench(small_set):
-    from flowpath.bench import STYLE_FAMILIES, Benchmark
+    from flowpath.datasets.febench import STYLE_FAMILIES, Benchmark
 
     charts = sorted((small_set / "charts").glob("*.json"))
     assert len(charts) == 4

@@ -42,7 +42,8 @@ def _image(w=180, h=120, seed=0):
 def tiny_dir(tmp_path_factory):
     import torch
 
-    from flowpath.transcribe.qwen2vl import build_processor, tiny_qwen2vl, train_tiny_tokenizer
+    from flowpath.transcribe.qwen2vl import build_processor
+    from training.tiny_qwen2vl import tiny_qwen2vl, train_tiny_tokenizer
 
     torch.set_num_threads(1)
     d = tmp_path_factory.mktemp("tiny_qwen2vl")
@@ -92,7 +93,8 @@ def test_processor_builds_without_video_and_keeps_aspect_ratio(tiny_dir):
 def test_encode_masks_prompt_and_image_tokens(tiny_dir):
     from PIL import Image
 
-    from flowpath.transcribe.qwen2vl import build_processor, encode_example
+    from flowpath.transcribe.qwen2vl import build_processor
+    from training.train_flow2mermaid import encode_example
 
     proc = build_processor(tiny_dir, **PIX)
     ex = encode_example(proc, Image.fromarray(_image()), MERMAIDS[0])
@@ -115,9 +117,10 @@ def test_lora_step_save_load_generate_and_merge(tiny_dir, sft_jsonl, tmp_path):
     from flowpath.transcribe import make_transcriber
 
     train = _load_train_module()
-    cfg = train.TrainConfig(base_model=str(tiny_dir), train_jsonl=str(sft_jsonl), output_dir=str(tmp_path / "run"),
-                            max_steps=2, grad_accum=1, lr=1e-2, lora_r=4, lora_alpha=8, lora_dropout=0.0,
-                            merge=True, log_every=1, **PIX)
+    cfg = train.Flow2MermaidConfig(base_model=str(tiny_dir), train_jsonl=str(sft_jsonl),
+                                   output_dir=str(tmp_path / "run"), max_steps=2, gradient_accumulation_steps=1,
+                                   learning_rate=1e-2, lora_r=4, lora_alpha=8, lora_dropout=0.0, merge=True,
+                                   logging_steps=1, **PIX)
     summary = train.train(cfg)
     assert summary["steps"] == 2 and np.isfinite(summary["final_loss"])
     adapter = tmp_path / "run" / "adapter"
@@ -131,8 +134,11 @@ def test_lora_step_save_load_generate_and_merge(tiny_dir, sft_jsonl, tmp_path):
 
     letters = {"A": Region((0, 0, 40, 40)), "B": Region((0, 60, 40, 100))}
     img = _image()
+    # no pixel budget given: inference runs at the resolution the adapter was trained at
     tr = make_transcriber("qwen2vl", base=str(tiny_dir), adapter=str(adapter), max_new_tokens=12,
-                          decodings=[{"do_sample": False}, {"do_sample": True, "temperature": 1.0}], **PIX)
+                          decodings=[{"do_sample": False}, {"do_sample": True, "temperature": 1.0}])
+    assert tr.processor.image_processor.size.longest_edge == PIX["max_pixels"]
+    assert tr.processor.image_processor.size.shortest_edge == PIX["min_pixels"]
     out = tr([LabelledChart(img, img, letters)])[0]
     # a 2-step random model cannot write valid Mermaid: retried, then repaired, and it says so
     assert set(out.chart.nodes) == {"A", "B"}

@@ -51,9 +51,9 @@ def test_shipped_model_loads_by_name_and_finds_benchmark_nodes():
     import torch
     from transformers import Mask2FormerForUniversalSegmentation
 
-    from flowpath.bench import Benchmark
-    from flowpath.evaluation import SegmentationMetric
+    from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
+    from flowpath.metrics import SegmentationMetric
     from flowpath.segment import Mask2FormerSegmenter, make_segmenter
 
     bench = Benchmark(FEBENCH_DEV)

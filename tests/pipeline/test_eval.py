@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from flowpath.bench import Benchmark
+from flowpath.datasets.febench import Benchmark
 from flowpath.evaluation.attribution import evaluate_attribution, markdown_report, oracle_parse
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
 from tests.markers import REPO_ROOT
@@ -79,6 +79,39 @@ def test_oracle_parse_uses_gold_graph_and_regions():
     parsed = oracle_parse(chart, with_image=True)
     assert set(parsed.graph.nodes) == set(chart.regions)
     assert parsed.labelled_image.shape == (chart.height, chart.width, 3)
+
+
+def test_oracle_labels_are_drawn_by_the_pipeline_labeller():
+    """An image-reading reasoner sees the same labels in oracle and real runs: the oracle image
+    is the labeller's, with the gold ids as names, and when the gold ids are the letters the
+    labeller would assign (reading order) the two images are identical pixel for pixel."""
+    import numpy as np
+
+    from flowpath.geometry import reading_order
+    from flowpath.io import load_image
+    from flowpath.labeller import draw_labels
+
+    chart = BENCH.chart("loan")
+    image = load_image(chart.image_path)
+    parsed = oracle_parse(chart, with_image=True)
+    ids, regions = list(chart.regions), list(chart.regions.values())
+    expected, mapping = draw_labels(image, regions, names=ids)
+    assert np.array_equal(parsed.labelled_image, expected)
+    assert mapping == {i: chart.regions[i] for i in mapping} and set(mapping) == set(ids)
+    real, by_letter = draw_labels(image, regions)  # what a real run with these regions draws
+    letters = {regions[i].bbox: letter for i, letter in zip(reading_order(regions), by_letter, strict=True)}
+    as_letters, _ = draw_labels(image, regions, names=[letters[r.bbox] for r in regions])
+    assert np.array_equal(as_letters, real)
+    assert not np.array_equal(real, image)
+
+
+def test_region_iou_on_gold_regions_scores_like_box_iou(tmp_path):
+    box = evaluate_attribution(EXAMPLES, reasoner=GoldReasoner(), oracle=True)
+    region = evaluate_attribution(EXAMPLES, reasoner=GoldReasoner(), oracle=True, iou_on="region",
+                                  out_dir=tmp_path)
+    assert region["iou_on"] == "region" and box["iou_on"] == "box"
+    assert region["overall"]["f1"] == box["overall"]["f1"] == pytest.approx(1.0)
+    assert "on region" in (tmp_path / "attribution.md").read_text()
 
 
 def test_not_a_benchmark(tmp_path):

@@ -253,8 +253,9 @@ def test_litellm_backend_server_error_is_reported(failing_server, monkeypatch):
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from flowpath.reason import make_reasoner
 
+    # the deadline is generous: litellm's first call imports much of litellm (slow on a busy CPU)
     reasoner = make_reasoner("agent", backend="litellm", model_id="openai/test-model", api_base=failing_server(),
-                             api_key_env="FLOWPATH_TEST_NO_SUCH_KEY", timeout=5.0, max_retries=0)
+                             api_key_env="FLOWPATH_TEST_NO_SUCH_KEY", timeout=60.0, max_retries=0)
     r = reasoner(ReasoningRequest(_chart(), "q", "a", None))
     assert r.node_ids == [] and "agent run failed" in r.error
     assert "internal server error" in r.error.lower()  # the server's answer, not a set-up failure
@@ -300,3 +301,90 @@ def test_llm_configured_by_environment_makes_agent_the_default(monkeypatch):
     monkeypatch.setenv("FLOWPATH_LLM_URL", "http://127.0.0.1:9/v1")
     r = default_reasoner()
     assert isinstance(r, AgentReasoner) and r.model.model_id == "some-model"
+
+
+# -- capabilities, modes, hybrid ----------------------------------------------------------------
+def test_text_only_model_gets_chart_as_text_and_no_image(scripted_model_cls):
+    model = scripted_model_cls([("final_answer", {"answer": {"nodes": ["C", "E"], "reason": "r"}})])
+    model.takes_images = False
+    res = _reasoner(model)(ReasoningRequest(_chart(), "If invalid?", "Report an error", _image()))
+    assert res.node_ids == ["C", "E"]
+    sent = model.calls[0]["messages"]
+    assert not _has_image(sent)
+    text = _flat_text(sent)
+    assert "C --Yes--> D" in text and "C --No--> E" in text and "Report an error" in text
+
+
+def test_paper_mode_runs_one_tool_per_step_and_hides_node_text(scripted_model_cls):
+    from smolagents import ChatMessage, MessageRole
+    from smolagents.models import ChatMessageToolCall, ChatMessageToolCallFunction
+
+    class TwoCalls(scripted_model_cls):
+        def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None, **kw):
+            if len(self.calls) == 0:
+                self.calls.append({"messages": list(messages), "tools": tools_to_call_from})
+                calls = [ChatMessageToolCall(function=ChatMessageToolCallFunction(name="get_statement",
+                                                                                  arguments={"node_id": n}),
+                                             id=f"c{n}", type="function") for n in ("C", "D")]
+                return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=calls)
+            return super().generate(messages, stop_sequences, response_format, tools_to_call_from, **kw)
+
+    for mode, calls_run in (("tools", 2), ("paper", 1)):
+        model = TwoCalls([("final_answer", {"answer": {"nodes": ["C"], "reason": "r"}})])
+        res = _reasoner(model, mode=mode)(ReasoningRequest(_chart(), "q", "a", None))
+        assert res.node_ids == ["C"]
+        assert len(res.trace[0]["tool_calls"]) == calls_run
+        first_prompt = _flat_text(model.calls[0]["messages"])
+        assert ("Process the input" in first_prompt) is (mode == "tools")
+
+
+def test_unknown_mode_is_refused(scripted_model_cls):
+    with pytest.raises(ValueError, match="agent mode"):
+        _reasoner(scripted_model_cls([]), mode="fast")
+
+
+def test_hybrid_offers_offline_answer_and_uses_agent_answer(scripted_model_cls):
+    from flowpath.reason import make_reasoner
+
+    model = scripted_model_cls([("final_answer", {"answer": {"nodes": ["C", "E"], "reason": "agent"}})])
+    request = ReasoningRequest(_chart(), "What happens if the input is not valid?", "An error is reported", None)
+    offline = make_reasoner("offline")(request)
+    res = make_reasoner("hybrid", model=model)(request)
+    assert res.node_ids == ["C", "E"] and res.trace[-1]["answered_by"] == "agent"
+    assert offline.node_ids and ", ".join(offline.node_ids) in _flat_text(model.calls[0]["messages"])
+
+
+def test_hybrid_falls_back_to_offline_when_agent_names_no_valid_node(scripted_model_cls):
+    from flowpath.reason import make_reasoner
+
+    model = scripted_model_cls([("final_answer", {"answer": {"nodes": ["QQ"], "reason": "x"}}),
+                                ("final_answer", {"answer": {"nodes": ["ZZ"], "reason": "y"}})])
+    request = ReasoningRequest(_chart(), "What happens if the input is not valid?", "An error is reported", None)
+    res = make_reasoner("hybrid", model=model)(request)
+    assert res.node_ids == make_reasoner("offline")(request).node_ids and res.error is None
+    assert res.trace[-1]["answered_by"] == "offline"
+    assert "no valid node" in res.trace[-1]["agent_error"]
+
+
+def test_set_of_marks_refuses_text_only_model(scripted_model_cls):
+    from flowpath.reason import make_reasoner
+
+    model = scripted_model_cls([])
+    model.takes_images = False
+    with pytest.raises(ValueError, match="FLOWPATH_LLM_IMAGES"):
+        make_reasoner("som", model=model)
+
+
+def test_tool_call_schema_enumerates_tools_and_node_ids():
+    from smolagents import FinalAnswerTool
+
+    from flowpath.reason.base import tool_call_schema
+
+    tools = [*_tools(), FinalAnswerTool()]
+    schema = tool_call_schema(tools, list(_chart().nodes))
+    by_name = {o["properties"]["name"]["enum"][0]: o["properties"]["arguments"] for o in schema["anyOf"]}
+    assert set(by_name) == {t.name for t in tools}
+    assert by_name["get_statement"]["properties"]["node_id"]["enum"] == list("ABCDEF")
+    assert by_name["path_between"]["required"] == ["start_id", "end_id"]
+    answer = by_name["final_answer"]["properties"]["answer"]
+    assert answer["properties"]["nodes"]["items"]["enum"] == list("ABCDEF")

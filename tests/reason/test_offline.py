@@ -15,7 +15,12 @@ from flowpath.graph import FlowChart
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner, classify_question, default_reasoner, make_reasoner
 from flowpath.reason.base import parse_final_answer
+from flowpath.reason.branches import branch_taken, threshold
 from flowpath.reason.offline import quoted_names
+from flowpath.reason.semantic import semantic_available
+from flowpath.reason.text import SemanticBlend, tokens
+
+require_semantic = pytest.mark.skipif(not semantic_available(), reason="needs flowpath[semantic]")
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +35,7 @@ def chart() -> FlowChart:
 
 
 def _ask(chart, q, a):
-    res = OfflineReasoner()(ReasoningRequest(chart, q, a))
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(chart, q, a))
     assert res.error is None, res.error
     return res
 
@@ -177,7 +182,7 @@ def test_offline_on_generated_qa_is_well_above_chance():
 
     rng = random.Random(7)
     tp = fp = fn = 0
-    r = OfflineReasoner()
+    r = OfflineReasoner(semantic=False)
     for i in range(30):
         fc, _ = random_chart(rng)
         for q in make_questions(fc, f"c{i}", rng):
@@ -197,7 +202,7 @@ def test_results_do_not_depend_on_hash_seed():
         "from data_gen.qa import random_chart, make_questions\n"
         "from flowpath.reason import OfflineReasoner\n"
         "from flowpath.models.base import ReasoningRequest\n"
-        "rng = random.Random(3); r = OfflineReasoner(); out = []\n"
+        "rng = random.Random(3); r = OfflineReasoner(semantic=False); out = []\n"
         "for i in range(15):\n"
         "    fc, _ = random_chart(rng)\n"
         "    for q in make_questions(fc, 'c', rng):\n"
@@ -226,3 +231,108 @@ def test_to_pil_rejects_bad_images(bad):
 
     with pytest.raises(ValueError, match="labelled_image"):
         to_pil(bad)
+
+
+# -- scenario branches (issue 15) ---------------------------------------------------------------
+@pytest.mark.parametrize("decision,statement,expected", [
+    ("Is the credit score above 600?", "Her credit score is 720.", "yes"),
+    ("Is the credit score above 600?", "Her credit score is 540, which worries her.", "no"),
+    ("Is the credit score above 600?", "The score of 600 is the bar; she has 600.", "no"),
+    ("Is the applicant at least 18?", "Tom is 17 years old.", "no"),
+    ("Is 'n' less than 10?", "Then it turns out 'n' is 3.", "yes"),
+    ("Is the glue dry?", "She sees that the glue is not dry yet.", "no"),
+    ("Is the glue dry?", "The glue is dry, so she goes on.", "yes"),
+    ("Does the file exist?", "The log file doesn't exist on disk.", "no"),
+    ("Is the water boiling?", "When asked 'Is the water boiling?', the answer was no.", "no"),
+    ("Is the glue dry?", "Nothing in this story mentions it.", None),
+])
+def test_branch_taken(decision, statement, expected):
+    assert branch_taken(decision, statement) == expected
+
+
+def test_threshold_reads_the_comparison():
+    subject, cmp, value = threshold("Is the monthly income at least 3000?")
+    assert (subject, value) == (tokens("monthly income"), 3000.0)
+    assert cmp(3000, value) and not cmp(2999, value)
+    assert threshold("Is the glue dry?") is None
+
+
+@pytest.fixture(scope="module")
+def loan() -> FlowChart:
+    return FlowChart.from_edges(
+        [("S", "A"), ("A", "C"), ("C", "I", "Yes"), ("C", "R", "No"), ("I", "P", "Yes"), ("I", "R", "No"),
+         ("P", "E"), ("R", "E")],
+        {"S": "Start", "A": "Receive the loan application", "C": "Is the credit score above 600?",
+         "I": "Is the income verified?", "P": "Approve the loan", "R": "Reject the application", "E": "End"})
+
+
+@pytest.mark.parametrize("story,answer,expected", [
+    # the loan example of issue 15: credit check -> income check -> reject
+    ("Ana wants a loan for a new car. Her credit score is 720, which she is proud of. However, her income "
+     "is not verified because her employer never replied. What happens to her application?",
+     "It is rejected.", ["C", "I", "R"]),
+    ("Ana wants a loan for a new car. Her credit score is 720, which she is proud of. Her income is "
+     "verified by the bank. What happens to her application?", "The loan is approved.", ["C", "I", "P"]),
+    ("Ben wants a loan for a new boat. His credit score is 540, which he hides from friends. His income "
+     "is verified by the bank. What happens to his application?", "It is rejected.", ["C", "R"]),
+])
+def test_scenario_returns_the_walk_through_settled_decisions(loan, story, answer, expected):
+    assert classify_question(story) == "applied_scenario"
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(loan, story, answer))
+    assert res.node_ids == expected, res.reason
+
+
+# -- semantic matching (issue 15) ----------------------------------------------------------------
+def test_reasoner_degrades_to_lexical_matching_without_the_extra():
+    """With the model package hidden, the default reasoner matches lexically and loads no torch;
+    asking for semantic matching explicitly names the extra."""
+    code = (
+        "import sys; sys.modules['all_minilm_l6_v2'] = None\n"
+        "from flowpath.graph import FlowChart\n"
+        "from flowpath.models.base import ReasoningRequest\n"
+        "from flowpath.reason import OfflineReasoner\n"
+        "fc = FlowChart.from_edges([('A', 'B'), ('B', 'C')], {'A': 'Start', 'B': 'Boil water', 'C': 'End'})\n"
+        "r = OfflineReasoner()\n"
+        "print(r(ReasoningRequest(fc, 'What is done first?', 'Boil the water')).node_ids, r.semantic, 'torch' in sys.modules)\n"
+        "try:\n"
+        "    OfflineReasoner(semantic=True)\n"
+        "except ModuleNotFoundError as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[0] == "['B'] False False"
+    assert "MissingDependencyError" in out and "flowpath[semantic]" in out
+
+
+def test_semantic_blend_validates():
+    with pytest.raises(ValueError, match="weight"):
+        SemanticBlend(weight=1.5)
+    with pytest.raises(ValueError, match="floor"):
+        SemanticBlend(floor=0.8, ceiling=0.2)
+
+
+@require_semantic
+def test_packaged_encoder_embeds_unit_vectors_and_ranks_paraphrases():
+    from flowpath.reason.semantic import shared_encoder
+
+    enc = shared_encoder()
+    v = enc.encode(["Reject the application", "the applicant is turned down", "Water the seed tray"])
+    assert v.shape == (3, enc.dim) and np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+    assert v[0] @ v[1] > v[0] @ v[2]
+    assert enc.encode([]).shape == (0, enc.dim)
+
+
+@require_semantic
+def test_semantic_matching_finds_a_paraphrased_answer(loan):
+    """No content word is shared with the answer node: lexical matching cannot tell, the
+    embedding can."""
+    from flowpath.reason.semantic import shared_encoder
+    from flowpath.reason.text import NodeIndex
+
+    items = [(n.id, n.text) for n in loan]
+    text = "Their request gets turned down."
+    lexical = NodeIndex.build(items).scores(text)
+    semantic = NodeIndex.build(items, encoder=shared_encoder()).scores(text)
+    assert max(v[1] for v in lexical.values()) == 0.0
+    assert max(semantic, key=lambda n: semantic[n][1]) == "R"
+    assert all(semantic[n][0] >= lexical[n][0] for n in lexical)  # never below the lexical match

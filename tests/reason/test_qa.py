@@ -8,8 +8,8 @@ import random
 import networkx as nx
 import pytest
 
-from data_gen.qa import main, make_questions, random_chart
-from flowpath.bench import Benchmark
+from data_gen.qa import main, make_hard_questions, make_questions, random_chart, settle
+from flowpath.datasets.febench import Benchmark
 from flowpath.mermaid import parse_mermaid
 from flowpath.reason import QUESTION_TYPES, classify_question
 from tests.markers import FEBENCH_DEV, require_febench
@@ -84,3 +84,33 @@ def test_from_bench_copies_charts(tmp_path):
     assert qs and len({q["chart"] for q in qs}) <= 3
     for q in qs:
         assert (out / "charts" / f"{q['chart']}.png").is_file()
+
+
+def test_hard_questions_cover_all_types_with_grounded_gold():
+    rng = random.Random(5)
+    seen = set()
+    for i in range(40):
+        chart, domain = random_chart(rng, numeric_rate=0.5)
+        g = chart.to_networkx()
+        for q in make_hard_questions(chart, f"c{i}", rng, domain=domain):
+            seen.add(q["type"])
+            assert q["gold"] and set(q["gold"]) <= set(chart.nodes), q
+            if q["type"] == "applied_scenario":  # the gold is a walk through the chart
+                assert nx.is_weakly_connected(g.subgraph(q["gold"])), q
+            if q["type"] != "topological":  # reworded: no question quotes a node text
+                assert not any(f'""{n.text}""' in q["question"] for n in chart), q
+    assert seen == set(QUESTION_TYPES)
+
+
+@pytest.mark.parametrize("decision", ["Is the credit score above 600?", "Is 'n' at most 10?", "Is the glue dry?",
+                                      "Does the lid fit snugly?", "Has the fee been paid?", "Is 'i' less than 5?"])
+@pytest.mark.parametrize("condition", ["yes", "no"])
+def test_settle_reads_back_as_the_branch(decision, condition):
+    """What the generator writes to settle a decision, the reasoner reads as that branch."""
+    from flowpath.reason.branches import branch_taken
+
+    rng = random.Random(0)
+    for _ in range(5):
+        clause = settle(decision, condition, rng)
+        assert clause is not None
+        assert branch_taken(decision, f"It turns out {clause}.") == condition, clause

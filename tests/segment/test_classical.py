@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 from flowpath.errors import ImageLoadError
-from flowpath.evaluation import SegmentationMetric, match_regions
 from flowpath.geometry import Region
+from flowpath.metrics import SegmentationMetric, match_regions
 from flowpath.segment import ClassicalSegmenter, default_segmenter, make_segmenter
 from flowpath.segment.postprocess import decode_rle
 from tests.markers import FEBENCH_DEV, require_febench
@@ -145,7 +145,7 @@ def test_import_keeps_torch_out():
 @require_febench
 def test_benchmark_renders_are_segmented():
     """A few of the benchmark authors' own renders (default Mermaid style)."""
-    from flowpath.bench import Benchmark
+    from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
 
     bench = Benchmark(FEBENCH_DEV)

@@ -79,7 +79,7 @@ def rendered(tmp_path_factory):
 
 @require_chromium
 def test_rendered_double_circles_are_outlined_at_their_outer_circle(rendered):
-    from flowpath.bench import Benchmark
+    from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
 
     bench = Benchmark(rendered)

@@ -7,13 +7,10 @@ import json
 import pytest
 
 from flowpath.cli import main
-from flowpath.evaluation import (
-    SegmentationMetric,
-    SegmentationReport,
-    evaluate_segmenter,
-    load_gold,
-)
+from flowpath.datasets import load_gold
+from flowpath.evaluation.segmentation import SegmentationReport, evaluate_segmenter
 from flowpath.geometry import Region
+from flowpath.metrics import SegmentationMetric
 from flowpath.models.base import Segmenter
 from tests.segment.synth import write_bench, write_coco
 
@@ -40,7 +37,7 @@ def test_perfect_predictions_score_one_and_misses_lower_recall():
     m.reset()
     m.update(gold[:1], gold, "black_white", size=(100, 200))
     s = m.summary()
-    assert s["overall"]["recall@0.5"] == 0.5 and s["families"]["black_white"]["precision@0.5"] == 1.0
+    assert s["overall"]["recall@0.5"] == 0.5 and s["by_family"]["black_white"]["precision@0.5"] == 1.0
     assert s["overall"]["AP50"] < 1.0
 
 
@@ -71,7 +68,7 @@ def test_cli_eval_segment_writes_json_and_prints_a_table(tmp_path, capsys):
     assert "overall" in printed and "black_white" in printed
     data = json.loads((out / "segmentation.json").read_text())
     assert data["summary"]["overall"]["recall@0.7"] >= 0.9
-    assert set(data["summary"]["families"]) == {"default", "black_white", "single_color", "multi_color"}
+    assert set(data["summary"]["by_family"]) == {"default", "black_white", "single_color", "multi_color"}
 
 
 def test_cli_on_a_coco_json_and_a_bad_source(tmp_path, capsys):

@@ -57,7 +57,7 @@ def rendered(tmp_path_factory):
 
 @require_chromium
 def test_labels_crossed_by_their_line_and_on_subgraph_fills_are_read(rendered):
-    from flowpath.bench import Benchmark
+    from flowpath.datasets.febench import Benchmark
     from flowpath.evaluation.transcription import evaluate_transcription
     from flowpath.transcribe import make_transcriber
 
@@ -72,7 +72,7 @@ def test_labels_crossed_by_their_line_and_on_subgraph_fills_are_read(rendered):
 
 @require_chromium
 def test_each_label_is_one_box_including_those_on_a_subgraph_fill(rendered):
-    from flowpath.bench import Benchmark
+    from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
     from flowpath.labeller import draw_labels
     from flowpath.models.base import LabelledChart

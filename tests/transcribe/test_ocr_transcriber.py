@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from flowpath.bench import Benchmark
+from flowpath.datasets.febench import Benchmark
 from flowpath.geometry import Region
 from flowpath.models.base import LabelledChart
 from tests.markers import REPO_ROOT, require_tesseract

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from flowpath.bench import Benchmark
+from flowpath.datasets.febench import Benchmark
 from flowpath.geometry import Region
 from flowpath.graph import FlowChart
 from flowpath.models.base import LabelledChart
@@ -88,14 +88,14 @@ PRED_R = {"A": R["s"], "B": R["t"], "C": R["u"]}
      {"edge_f1": 0.0, "node_recall": 1 / 3}),
 ])
 def test_metric_cases(edges, texts, regions, expect):
-    from flowpath.evaluation.transcription import TranscriptionMetric
+    from flowpath.metrics import TranscriptionMetric
 
     m = TranscriptionMetric()
     m.update(FlowChart.from_edges(edges, texts), regions, GOLD, R, groups={"family": "x"})
     s = m.summary()
     for k, v in expect.items():
         assert s["overall"][k] == pytest.approx(v, abs=1e-3), k
-    assert s["family"]["x"]["charts"] == 1
+    assert s["by_family"]["x"]["charts"] == 1
 
 
 def test_cli_eval_transcribe_source_on_examples(tmp_path, capsys):

@@ -23,13 +23,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from flowpath.errors import MissingDependencyError
 from flowpath.transcribe.ocr.crops import TextCrop
-from flowpath.transcribe.ocr.text import Word
+
+if TYPE_CHECKING:  # text.py reads tesseract's dictionary through find_tessdata here
+    from flowpath.transcribe.ocr.text import Word
 
 #: white gap between stacked crops; large enough that tesseract never merges two crops' lines
 _GAP = 28

@@ -1,11 +1,12 @@
-"""Scoring: box matching and the benchmark's attribution metric (numpy only, no torch).
+"""The benchmark's attribution metric (numpy only, no torch).
 
 The attribution metric follows FlowExplainBench ("Follow the Flow", see
 ``../shared/data/README.md``): every *predicted* region is mapped to the gold node whose region
 it overlaps most, provided that IoU >= 0.7; a mapped node that belongs to the question's gold
 attribution is a true positive (once per node), everything else a false positive, and gold nodes
 nobody hit are false negatives. TP/FP/FN are summed over questions (micro average) before
-precision, recall and F1 are computed.
+precision, recall and F1 are computed. The IoU is on boxes by default; ``iou_on="region"``
+compares the node polygons / masks (see `flowpath.metrics.iou`).
 
 >>> m = AttributionMetric()
 >>> gold = {"A": (0, 0, 10, 10), "B": (0, 20, 10, 30)}
@@ -18,119 +19,19 @@ precision, recall and F1 are computed.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
+from flowpath.metrics.iou import IOU_ON, BoxLike, IouOn
+from flowpath.metrics.matching import assign_to_gold
+from flowpath.metrics.scores import Tally, prf
 
-from flowpath.geometry import Region, box_iou, box_iou_matrix
-
-__all__ = [
-    "ATTRIBUTION_IOU",
-    "AttributionMetric",
-    "QuestionScore",
-    "assign_to_gold",
-    "box_iou",
-    "is_connected_path",
-    "match_boxes",
-    "prf",
-]
+__all__ = ["ATTRIBUTION_IOU", "AttributionMetric", "QuestionScore", "is_connected_path"]
 
 #: IoU a predicted region needs with a gold node region to count as that node (benchmark rule)
 ATTRIBUTION_IOU = 0.7
-
-BoxLike = Sequence[float] | Region
-
-
-def _box(b: BoxLike) -> tuple[float, float, float, float]:
-    if isinstance(b, Region):
-        return b.bbox
-    if len(b) != 4:
-        raise ValueError(f"a box must be xyxy (4 numbers), got {b!r}")
-    return (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
-
-
-def _boxes(boxes: Iterable[BoxLike]) -> np.ndarray:
-    arr = np.array([_box(b) for b in boxes], dtype=float)
-    return arr.reshape(-1, 4)
-
-
-def match_boxes(pred: Sequence[BoxLike], gold: Sequence[BoxLike],
-                iou_threshold: float = 0.5) -> list[tuple[int, int, float]]:
-    """One-to-one matching of predicted to gold boxes, greedily by decreasing IoU.
-
-    Greedy matching (rather than Hungarian) keeps the core free of scipy; on node boxes, which
-    barely overlap each other, the two give the same pairs.
-
-    Args:
-        pred: predicted boxes (xyxy or `Region`).
-        gold: gold boxes (xyxy or `Region`).
-        iou_threshold: smallest IoU that counts as a match, in [0, 1].
-
-    Returns:
-        ``(pred_index, gold_index, iou)`` triples, sorted by ``pred_index``.
-
-    >>> match_boxes([(0, 0, 10, 10)], [(1, 1, 10, 10), (0, 0, 4, 4)])
-    [(0, 0, 0.81)]
-    """
-    if not 0.0 <= iou_threshold <= 1.0:
-        raise ValueError(f"iou_threshold must be in [0, 1], got {iou_threshold!r}")
-    iou = box_iou_matrix(_boxes(pred), _boxes(gold))
-    pairs: list[tuple[int, int, float]] = []
-    if iou.size == 0:
-        return pairs
-    used_p: set[int] = set()
-    used_g: set[int] = set()
-    # stable order: highest IoU first, ties by (pred, gold) index
-    order = sorted((-iou[i, j], i, j) for i in range(iou.shape[0]) for j in range(iou.shape[1])
-                    if iou[i, j] >= iou_threshold and iou[i, j] > 0)
-    for neg, i, j in order:
-        if i in used_p or j in used_g:
-            continue
-        used_p.add(i)
-        used_g.add(j)
-        pairs.append((i, j, round(float(-neg), 4)))
-    return sorted(pairs)
-
-
-def assign_to_gold(pred: Sequence[BoxLike], gold_regions: Mapping[str, BoxLike],
-                   iou_threshold: float = ATTRIBUTION_IOU) -> list[str | None]:
-    """The benchmark's mapping: each predicted box -> the gold node it overlaps most, or None.
-
-    Not one-to-one: two predicted boxes may map to the same gold node (the metric then counts
-    the second one as a false positive).
-
-    Args:
-        pred: predicted boxes.
-        gold_regions: node id -> gold box/region, for *all* nodes of the chart.
-        iou_threshold: the IoU the best overlap must reach.
-
-    Returns:
-        One gold node id (or None) per predicted box.
-    """
-    ids = list(gold_regions)
-    if not pred:
-        return []
-    if not ids:
-        return [None] * len(pred)
-    iou = box_iou_matrix(_boxes(pred), _boxes(gold_regions[i] for i in ids))
-    out: list[str | None] = []
-    for row in iou:
-        j = int(np.argmax(row))
-        out.append(ids[j] if row[j] >= iou_threshold else None)
-    return out
-
-
-def prf(tp: int, fp: int, fn: int) -> dict[str, float]:
-    """Precision, recall and F1 from counts (0.0 when undefined)."""
-    if min(tp, fp, fn) < 0:
-        raise ValueError(f"counts must be non-negative, got tp={tp} fp={fp} fn={fn}")
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return {"precision": p, "recall": r, "f1": f}
 
 
 def is_connected_path(node_ids: Sequence[str], edges: Iterable[tuple[str, str]]) -> bool:
@@ -181,38 +82,6 @@ class QuestionScore:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
-class _Counts:
-    __slots__ = ("tp", "fp", "fn", "n", "exact", "first", "last", "conn", "conn_n", "empty")
-
-    def __init__(self) -> None:
-        self.tp = self.fp = self.fn = self.n = 0
-        self.exact = self.first = self.last = self.conn = self.conn_n = self.empty = 0
-
-    def add(self, s: QuestionScore, n_pred: int) -> None:
-        self.tp += s.tp
-        self.fp += s.fp
-        self.fn += s.fn
-        self.n += 1
-        self.exact += s.exact
-        self.first += s.first_hit
-        self.last += s.last_hit
-        self.empty += n_pred == 0
-        if s.connected is not None:
-            self.conn_n += 1
-            self.conn += s.connected
-
-    def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"questions": self.n, "tp": self.tp, "fp": self.fp, "fn": self.fn}
-        out.update(prf(self.tp, self.fp, self.fn))
-        n = max(self.n, 1)
-        out["exact_match"] = self.exact / n
-        out["first_node_hit"] = self.first / n
-        out["last_node_hit"] = self.last / n
-        out["connected_path"] = self.conn / self.conn_n if self.conn_n else None
-        out["empty_predictions"] = self.empty
-        return out
-
-
 class AttributionMetric:
     """Micro P/R/F1 of attributed regions against gold nodes, plus path diagnostics.
 
@@ -223,18 +92,22 @@ class AttributionMetric:
     Args:
         iou_threshold: IoU a predicted region needs with a gold node's region (0.7 in the
             benchmark).
+        iou_on: ``"box"`` (default) or ``"region"``: IoU of the node polygons / masks, the
+            paper's node regions (pass ``image_size`` to ``update``).
     """
 
-    def __init__(self, iou_threshold: float = ATTRIBUTION_IOU) -> None:
+    def __init__(self, iou_threshold: float = ATTRIBUTION_IOU, *, iou_on: IouOn = "box") -> None:
         if not 0.0 < iou_threshold <= 1.0:
             raise ValueError(f"iou_threshold must be in (0, 1], got {iou_threshold!r}")
+        if iou_on not in IOU_ON:
+            raise ValueError(f"iou_on must be one of {IOU_ON}, got {iou_on!r}")
         self.iou_threshold = iou_threshold
+        self.iou_on: IouOn = iou_on
         self.reset()
 
     def reset(self) -> None:
         """Forget every question seen so far."""
-        self._all = _Counts()
-        self._groups: dict[str, dict[str, _Counts]] = defaultdict(lambda: defaultdict(_Counts))
+        self._tally = Tally()
         self.missing_region = 0
 
     def update(self, pred: Sequence[BoxLike], gold_ids: Sequence[str],
@@ -242,7 +115,8 @@ class AttributionMetric:
                missing_region: Sequence[str] = (),
                pred_ids: Sequence[str] | None = None,
                pred_edges: Iterable[tuple[str, str]] | None = None,
-               groups: Mapping[str, str | None] | None = None) -> QuestionScore:
+               groups: Mapping[str, str | None] | None = None,
+               image_size: tuple[int, int] | None = None) -> QuestionScore:
         """Score one question and add it to the totals.
 
         Args:
@@ -256,6 +130,7 @@ class AttributionMetric:
             pred_edges: ``(source, target)`` edges of the predicted graph; with ``pred_ids``
                 enables the connectedness diagnostic.
             groups: grouping key -> value for the per-group tables; a None value is "unknown".
+            image_size: ``(height, width)`` of the chart image, for region IoU.
 
         Returns:
             The question's `QuestionScore`.
@@ -268,7 +143,8 @@ class AttributionMetric:
             if g not in chart_regions and g not in missing_region:
                 raise ValueError(f"gold node {g!r} has no region in the chart and is not listed "
                                  f"as missing_region; chart nodes: {sorted(chart_regions)}")
-        mapped = assign_to_gold(list(pred), chart_regions, self.iou_threshold)
+        mapped = assign_to_gold(list(pred), chart_regions, self.iou_threshold, on=self.iou_on,
+                                image_size=image_size)
         gold_set = set(gold)
         hit: set[str] = set()
         fp = 0
@@ -287,17 +163,29 @@ class AttributionMetric:
             exact=bool(gold) and fp == 0 and fn == 0,
             first_hit=bool(gold) and gold[0] in hit, last_hit=bool(gold) and gold[-1] in hit,
             connected=connected)
-        self._all.add(score, len(mapped))
+        counts = {"tp": tp, "fp": fp, "fn": fn, "questions": 1, "exact": score.exact,
+                  "first": score.first_hit, "last": score.last_hit, "empty": not mapped,
+                  "conn_n": connected is not None, "conn": bool(connected)}
+        self._tally.add(counts, groups)
         self.missing_region += sum(1 for g in gold if g in missing_region)
-        for key, value in (groups or {}).items():
-            self._groups[key][str(value) if value is not None else "unknown"].add(score, len(mapped))
         return score
 
     def summary(self) -> dict[str, Any]:
         """``{"overall": {...}, "by_<key>": {value: {...}}, "missing_region": n}`` where each
         ``{...}`` has questions, tp, fp, fn, precision, recall, f1 and the path diagnostics."""
-        out: dict[str, Any] = {"iou_threshold": self.iou_threshold, "overall": self._all.summary()}
-        for key, per in self._groups.items():
-            out[f"by_{key}"] = {v: c.summary() for v, c in sorted(per.items())}
+        out: dict[str, Any] = {"iou_threshold": self.iou_threshold, "iou_on": self.iou_on}
+        out.update(self._tally.rows(_row))
         out["missing_region"] = self.missing_region
         return out
+
+
+def _row(c: Counter[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"questions": c["questions"], "tp": c["tp"], "fp": c["fp"], "fn": c["fn"]}
+    out.update(prf(c["tp"], c["fp"], c["fn"]))
+    n = max(c["questions"], 1)
+    out["exact_match"] = c["exact"] / n
+    out["first_node_hit"] = c["first"] / n
+    out["last_node_hit"] = c["last"] / n
+    out["connected_path"] = c["conn"] / c["conn_n"] if c["conn_n"] else None
+    out["empty_predictions"] = c["empty"]
+    return out

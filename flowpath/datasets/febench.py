@@ -1,4 +1,5 @@
-"""Reader for the *benchmark layout* (see ``../shared/data/febench_dev/README.md``).
+"""Reader for the *benchmark layout* of FlowExplainBench ("Follow the Flow"; see
+``../shared/data/README.md``), the layout of every evaluation set flowpath reads.
 
     DIR/charts/<chart>.png    the rendered chart
     DIR/charts/<chart>.json   {"mermaid", "width", "height", "scale",
