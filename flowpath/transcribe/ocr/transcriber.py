@@ -334,9 +334,14 @@ class OCRTranscriber(Transcriber):
         long, wide = max(7, int(round(2.2 * line_h)) | 1), max(3, int(round(0.25 * line_h)) | 1)
         u8 = loose.astype(np.uint8)
         bridged = u8.copy()
+        # closings only inside the loose pieces' box (plus a kernel): most of a chart is nodes
+        ys, xs = np.nonzero(loose)
+        H, W = loose.shape
+        sl = (slice(max(int(ys.min()) - long, 0), min(int(ys.max()) + long + 1, H)),
+              slice(max(int(xs.min()) - long, 0), min(int(xs.max()) + long + 1, W)))
         for kernel in (cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)),
                        np.ones((long, wide), np.uint8), np.ones((wide, long), np.uint8)):
-            bridged |= np.asarray(cv2.morphologyEx(u8, cv2.MORPH_CLOSE, kernel), np.uint8) & free
+            bridged[sl] |= np.asarray(cv2.morphologyEx(u8[sl], cv2.MORPH_CLOSE, kernel), np.uint8) & free[sl]
         _, new, new_stats, _ = cv2.connectedComponentsWithStats(bridged, connectivity=8)
         # loose pieces (and the bridges between them) get labels after the existing ones
         joined = np.where(bridged > 0, new + n, comp).astype(np.int32)
