@@ -69,6 +69,25 @@ def region_polygon(region: Region, dx: float = 0.0, dy: float = 0.0) -> np.ndarr
     return np.round(np.asarray(region.polygon, dtype=np.float64) - [dx, dy]).astype(np.int32)
 
 
+#: a connector pixel is dark core when its background distance is at least this share of
+#: the connectors' typical ink (90th percentile over the connector mask)
+_CORE_SHARE = 0.45
+
+
+def dark_core(conn: np.ndarray, bg_dist: np.ndarray) -> np.ndarray:
+    """The connector mask without its pale fringe: drop shadows, gradient halos, anti-aliasing.
+
+    Drop shadows of the web/Office look fade from ~90 levels off the background to nothing
+    beside every node, while the strokes themselves are 200+ off; Mermaid's grey #333 lines on
+    white are ~200 off with anti-aliased edges of any lighter value.
+    """
+    vals = bg_dist[conn]
+    if vals.size == 0:
+        return conn
+    level = float(np.percentile(vals, 90))
+    return conn & (bg_dist >= max(23.0, _CORE_SHARE * level))
+
+
 #: max per-channel difference from a subgraph fill's colour of a pixel of that fill
 _FLAT_TOLERANCE = 6
 
@@ -348,6 +367,29 @@ def component_edges(c: Component, regions: list[Region], letters: list[str]
                 t = min(targets, key=lambda t: np.hypot(s.point[0] - t.point[0], s.point[1] - t.point[1]))
                 pairs.append((s.region, t.region))
     return pairs, notes
+
+
+def nearest_piece(comp: np.ndarray, components: dict[int, Component], box: Box, reach: float) -> int:
+    """Label of the connector piece (one that touches a node) nearest to ``box`` within
+    ``reach`` px of it, else 0.
+
+    Only the box's surroundings are scanned: a distance transform of the window's "not in a
+    known piece" mask gives every pixel's distance to the nearest piece pixel.
+    """
+    H, W = comp.shape
+    r = int(np.ceil(reach))
+    x0, y0, x1, y1 = max(box[0] - r, 0), max(box[1] - r, 0), min(box[2] + r, W), min(box[3] + r, H)
+    win = comp[y0:y1, x0:x1]
+    known = np.isin(win, np.fromiter(components, np.int32, len(components)))
+    if not known.any():
+        return 0
+    ys, xs = np.nonzero(known)
+    # distance from each piece pixel to the box rectangle (0 inside it)
+    dx = np.maximum(np.maximum(box[0] - (xs + x0), (xs + x0) - (box[2] - 1)), 0)
+    dy = np.maximum(np.maximum(box[1] - (ys + y0), (ys + y0) - (box[3] - 1)), 0)
+    d = np.hypot(dx, dy)
+    j = int(d.argmin())
+    return int(win[ys[j], xs[j]]) if d[j] <= reach else 0
 
 
 def assign_labels(c: Component, boxes: list[tuple[int, int, int, int]],

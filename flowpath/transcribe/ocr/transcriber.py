@@ -214,18 +214,9 @@ class OCRTranscriber(Transcriber):
         margin = self.node_margin if self.node_margin is not None else int(np.clip(round(unit * 0.05), 2, 10))
         # owner maps (1 + region index): node mask grown by `margin`, contact ring grown further;
         # the largest regions are drawn first so that nested small ones keep their pixels
-        order = sorted(range(len(regions)), key=lambda i: -regions[i].area)
-        node_owner = np.zeros((H, W), np.int32)
-        contact_owner = np.zeros((H, W), np.int32)
         ring = margin + max(3, margin // 2 + 2)
-        for owner, grow in ((contact_owner, ring), (node_owner, margin)):
-            for i in order:
-                pts = cx.region_polygon(regions[i])
-                if len(pts) < 3:
-                    continue
-                cv2.fillPoly(owner, [pts], i + 1)
-                cv2.polylines(owner, [pts], True, i + 1, thickness=2 * grow + 1)
-        return _Page(img, letters, regions, bg_dist, unit, margin, node_owner > 0, contact_owner)
+        return _Page(img, letters, regions, bg_dist, unit, margin, _owner_map(regions, margin, (H, W)) > 0,
+                     _owner_map(regions, ring, (H, W)))
 
     # -- step 2 --------------------------------------------------------------------------------
     def _nodes(self, page: _Page) -> _Nodes:
@@ -302,20 +293,67 @@ class OCRTranscriber(Transcriber):
         closed = np.asarray(cv2.morphologyEx(joined, cv2.MORPH_CLOSE, np.ones((gap, gap), np.uint8)), np.uint8)
         joined = (closed & free) | joined
         _, comp, cstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
-        dist = cv2.distanceTransform(conn_u8, cv2.DIST_L2, 3)
+        # stroke thickness and ink are measured on the connectors' dark core only: a drop
+        # shadow or a gradient's fringe beside a node is pale ink that would make the
+        # connector look thick (an arrowhead) where it leaves its source
+        core = cx.dark_core(conn, page.bg_dist)
+        dist = cv2.distanceTransform(core.astype(np.uint8), cv2.DIST_L2, 3)
         for (bx0, by0, bx1, by1) in boxes:
             dist[by0:by1, bx0:bx1] = 0  # glyphs in a label box are no arrowheads
-        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio,
-                                      page.bg_dist)
+        mass = np.where(core, page.bg_dist, 0)
+        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio, mass)
+        comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             # the connector piece covering most of the box (its centre pixel can be a hole
             # where the box touches a node's margin)
             ks = comp[by0:by1, bx0:bx1]
             ks = ks[ks > 0]
             k = int(np.bincount(ks).argmax()) if ks.size else 0
+            if k not in components:
+                # a label set beside its connector ("No" right of a vertical line): the
+                # nearest connector piece within two text lines
+                k = cx.nearest_piece(comp, components, (bx0, by0, bx1, by1), 2.0 * line_h)
             if k in components:
                 components[k].label_boxes.append(bi)
         return components
+
+    def _rejoin(self, page: _Page, comp: np.ndarray, components: dict[int, cx.Component], free: np.ndarray,
+                dist: np.ndarray, mass: np.ndarray, line_h: float) -> tuple[np.ndarray, dict[int, cx.Component]]:
+        """Join the pieces that do not link two nodes across wider gaps: a dashed connector with
+        long dashes (hand-drawn), a sketched line with a break, an arrow that stops short of
+        its node. Pieces that already link two nodes are left alone, so that a wide closing
+        cannot merge them with their neighbours."""
+        linked = {k for k, c in components.items() if sum(ct.count >= 2 for ct in c.contacts) >= 2}
+        n = int(comp.max())
+        loose = (comp > 0) & ~np.isin(comp, np.fromiter(linked, np.int32, len(linked)))
+        if n == 0 or not loose.any():
+            return comp, components
+        # any direction across a short gap; along a row or a column across a long one (the
+        # dashes of a sketched vertical or horizontal connector, a gap of ~2 text lines)
+        gap = max(5, int(round(0.8 * line_h)) | 1)
+        long, wide = max(7, int(round(2.2 * line_h)) | 1), max(3, int(round(0.25 * line_h)) | 1)
+        u8 = loose.astype(np.uint8)
+        bridged = u8.copy()
+        # closings only inside the loose pieces' box (plus a kernel): most of a chart is nodes
+        ys, xs = np.nonzero(loose)
+        H, W = loose.shape
+        sl = (slice(max(int(ys.min()) - long, 0), min(int(ys.max()) + long + 1, H)),
+              slice(max(int(xs.min()) - long, 0), min(int(xs.max()) + long + 1, W)))
+        for kernel in (cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)),
+                       np.ones((long, wide), np.uint8), np.ones((wide, long), np.uint8)):
+            bridged[sl] |= np.asarray(cv2.morphologyEx(u8[sl], cv2.MORPH_CLOSE, kernel), np.uint8) & free[sl]
+        _, new, new_stats, _ = cv2.connectedComponentsWithStats(bridged, connectivity=8)
+        # loose pieces (and the bridges between them) get labels after the existing ones
+        joined = np.where(bridged > 0, new + n, comp).astype(np.int32)
+        stats = np.concatenate([np.zeros((n + 1, new_stats.shape[1]), new_stats.dtype), new_stats[1:]])
+        # the contact ring reaches a little further for these pieces: a sketched arrow often
+        # ends a few px short of the box it points at
+        ring = page.margin + max(3, page.margin // 2 + 2) + int(round(0.5 * line_h))
+        owner = _owner_map(page.regions, ring, comp.shape)
+        found = cx.find_contacts(np.where(joined > n, joined, 0), stats, owner, dist, line_h, self.arrow_ratio, mass)
+        out = {k: c for k, c in components.items() if k in linked}
+        out.update(found)
+        return joined, out
 
     # -- step 5 --------------------------------------------------------------------------------
     def _graph(self, page: _Page, nodes: _Nodes, boxes: list[cx.Box],
@@ -369,6 +407,19 @@ class OCRTranscriber(Transcriber):
             if crop is not None and not readings[b].words and b in on_edge:
                 readings[b] = self.tesseract.read_word(crop)
         return self._texts(readings)
+
+
+def _owner_map(regions: list[Region], grow: int, shape: tuple[int, int]) -> np.ndarray:
+    """int32 map of 1 + region index over each region's polygon grown by ``grow`` px; the
+    largest regions are drawn first so that nested small ones keep their pixels."""
+    owner = np.zeros(shape, np.int32)
+    for i in sorted(range(len(regions)), key=lambda i: -regions[i].area):
+        pts = cx.region_polygon(regions[i])
+        if len(pts) < 3:
+            continue
+        cv2.fillPoly(owner, [pts], i + 1)
+        cv2.polylines(owner, [pts], True, i + 1, thickness=2 * grow + 1)
+    return owner
 
 
 def _interior(region: Region, fg: np.ndarray, origin: tuple[int, int], shrink: int, shape: str) -> np.ndarray:
