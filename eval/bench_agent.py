@@ -13,7 +13,10 @@ part-way (``--summarize FILE``).
 
 Prints per endpoint and reasoner: questions, share with a valid final answer (the agent's own,
 not the fallback's), mean wall and CPU seconds and agent steps per question, share answered by
-the agent in the hybrid, and micro P/R/F1 (IoU >= 0.7 on the gold regions).
+the agent in the hybrid, and micro P/R/F1 (IoU >= 0.7 on the gold regions). With ``--rules``
+it also prints what each hybrid acceptance rule (`flowpath.reason.hybrid.ACCEPT_RULES`) would
+have scored on the same run (node ids against gold ids: the agent's own answer and the offline
+answer are both in the hybrid's trace), which is how the default rule was chosen on generated QA.
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ def _steps(trace: list[dict[str, Any]]) -> int:
     return sum(1 for t in trace if "step" in t)
 
 
+def _last(trace: list[dict[str, Any]]) -> dict[str, Any]:
+    return next((t for t in reversed(trace) if "answered_by" in t), {})
+
+
 def _answered_by(trace: list[dict[str, Any]]) -> str | None:
     for t in reversed(trace):
         if "answered_by" in t:
@@ -47,7 +54,7 @@ def _answered_by(trace: list[dict[str, Any]]) -> str | None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from flowpath.bench import Benchmark
+    from flowpath.datasets import Benchmark
     from flowpath.evaluation.attribution import oracle_parse
     from flowpath.metrics import AttributionMetric
     from flowpath.pipeline import reason_on
@@ -56,7 +63,16 @@ def run(args: argparse.Namespace) -> None:
 
     bench = Benchmark(args.bench)
     questions = list(bench.questions)[args.start: args.start + args.limit if args.limit else None]
-    settings = {"max_steps": args.max_steps, "time_limit": args.time_limit, "mode": args.mode}
+    if args.progress and Path(args.progress).is_file():  # resume: questions already recorded are skipped
+        done = {json.loads(line)["id"] for line in Path(args.progress).read_text(encoding="utf-8").splitlines()
+                if line.strip()}
+        questions = [q for q in questions if q.id not in done]
+        print(f"resuming: {len(done)} questions already in {args.progress}", flush=True)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    settings = {"max_steps": args.max_steps, "time_limit": args.time_limit, "mode": args.mode,
+                "tools": None if args.tools == "all" else [t for t in args.tools.split(",") if t.strip()]}
     backend = {"timeout": args.timeout, "max_new_tokens": args.max_new_tokens}
     t = time.perf_counter()
     inner = local_model(args.model, max_new_tokens=args.max_new_tokens)
@@ -77,24 +93,31 @@ def run(args: argparse.Namespace) -> None:
         endpoints["shim"] = {"backend": "openai", "model_id": "smollm2", "api_base": url, "max_failures": 0,
                              "api_key_env": "FLOWPATH_BENCH_NO_KEY", **backend}
     offline = make_reasoner("offline")
-    reasoners = {name: {"agent": make_reasoner("agent", **settings, **spec),
-                        "hybrid": make_reasoner("hybrid", **settings, **spec)}
+    kinds = [k.strip() for k in args.reasoners.split(",") if k.strip()]
+    reasoners = {name: {k: make_reasoner(k, **settings, **spec, **({"accept": args.accept} if k == "hybrid" else {}))
+                        for k in kinds}
                  for name, spec in endpoints.items()}
     out = open(args.progress, "a", encoding="utf-8") if args.progress else None  # noqa: SIM115
     try:
         for n, q in enumerate(questions, 1):
             chart = bench.chart(q.chart)
             parsed = oracle_parse(chart)
-            rec: dict[str, Any] = {"id": q.id, "type": q.type}
+            rec: dict[str, Any] = {"id": q.id, "type": q.type, "gold": list(q.gold)}
+            w, c = time.perf_counter(), time.process_time()
             att = reason_on(offline, parsed, q.question, q.answer)
-            rec["offline"] = {**_score(AttributionMetric(), q, chart, att), "valid": bool(att.node_ids)}
+            rec["offline"] = {**_score(AttributionMetric(), q, chart, att), "valid": bool(att.node_ids),
+                              "nodes": att.node_ids, "wall": round(time.perf_counter() - w, 2),
+                              "cpu": round(time.process_time() - c, 2)}
             for ep, rs in reasoners.items():
                 for name, r in rs.items():
                     w, c = time.perf_counter(), time.process_time()
                     att = reason_on(r, parsed, q.question, q.answer)
                     by = _answered_by(att.trace)
+                    last = _last(att.trace)
+                    own = last.get("agent_nodes", att.node_ids if by == "agent" else [])
                     rec[f"{ep}/{name}"] = {**_score(AttributionMetric(), q, chart, att),
-                                           "valid": by == "agent", "answered_by": by,
+                                           "valid": bool(own), "answered_by": by, "why": last.get("why"),
+                                           "nodes": att.node_ids, "agent_nodes": own,
                                            "wall": round(time.perf_counter() - w, 2),
                                            "cpu": round(time.process_time() - c, 2), "steps": _steps(att.trace),
                                            "error": att.error or next((t.get("agent_error") for t in att.trace
@@ -106,15 +129,19 @@ def run(args: argparse.Namespace) -> None:
                 f"{k}:{v.get('wall', '')}s,{v.get('steps', '')}st,valid={v['valid']}" for k, v in rec.items()
                 if isinstance(v, dict)), flush=True)
     finally:
+        cache = getattr(inner, "prefix_cache", None)
+        if cache is not None and cache.prompt_tokens:
+            print(f"prefix cache: {cache.reused_tokens} of {cache.prompt_tokens} prompt tokens reused "
+                  f"({100 * cache.reused_tokens / cache.prompt_tokens:.0f} %)", flush=True)
         if out:
             out.close()
         if shim is not None:
             shim.stop()
     if args.progress:
-        summarize(args.progress)
+        summarize(args.progress, rules=args.rules)
 
 
-def summarize(path: str) -> None:
+def summarize(path: str, rules: bool = False) -> None:
     """Print the figures from a progress file (complete or partial run)."""
     from flowpath.metrics import prf
 
@@ -132,6 +159,32 @@ def summarize(path: str) -> None:
         print(f"| {k} | {len(rs)} | {100 * sum(x['valid'] for x in rs) / len(rs):.0f} % | {by_agent} | "
               f"{_mean(rs, 'wall')} | {_mean(rs, 'cpu')} | {_mean(rs, 'steps')} | {100 * m['precision']:.1f} | "
               f"{100 * m['recall']:.1f} | {100 * m['f1']:.1f} |")
+    if rules:
+        _print_rules(rows, keys)
+
+
+def _print_rules(rows: list[dict[str, Any]], keys: list[str]) -> None:
+    """F1 of each hybrid acceptance rule, replayed on the hybrid runs' agent and offline answers."""
+    from flowpath.metrics import prf
+    from flowpath.reason.hybrid import ACCEPT_RULES
+
+    print("\nhybrid acceptance rules replayed (node ids vs gold ids; same agent answers):")
+    print("| endpoint | rule | agent answers | P | R | F1 |")
+    print("|---|---|---:|---:|---:|---:|")
+    for k in (k for k in keys if k.endswith("/hybrid")):
+        for rule, ok in ACCEPT_RULES.items():
+            tp = fp = fn = used = 0
+            for r in rows:
+                if k not in r:
+                    continue
+                gold, off, own = set(r["gold"]), set(r["offline"]["nodes"]), set(r[k]["agent_nodes"])
+                pred = own if own and (not off or ok(own, off)) else off
+                used += pred is own
+                tp, fp, fn = tp + len(pred & gold), fp + len(pred - gold), fn + len(gold - pred)
+            m = prf(tp, fp, fn)
+            n = sum(k in r for r in rows)
+            print(f"| {k.split('/')[0]} | {rule} | {100 * used / max(n, 1):.0f} % | {100 * m['precision']:.1f} | "
+                  f"{100 * m['recall']:.1f} | {100 * m['f1']:.1f} |")
 
 
 def _mean(rows: list[dict[str, Any]], field: str) -> str:
@@ -151,11 +204,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--time-limit", type=float, default=600.0, help="seconds per question")
     p.add_argument("--timeout", type=float, default=300.0, help="deadline of one model call")
     p.add_argument("--mode", choices=("tools", "paper"), default="tools")
+    p.add_argument("--tools", default="all", help="graph tools offered: 'all', a comma list, or '' (answer only)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (1 suits a shared machine)")
+    p.add_argument("--reasoners", default="agent,hybrid", help="comma-separated: agent, hybrid")
+    p.add_argument("--accept", default="subset", help="the hybrid's acceptance rule (ACCEPT_RULES)")
+    p.add_argument("--rules", action="store_true", help="also replay every hybrid acceptance rule")
     p.add_argument("--progress", help="append one JSON line per question here")
     p.add_argument("--summarize", help="only print the figures of a progress file")
     args = p.parse_args(argv)
     if args.summarize:
-        summarize(args.summarize)
+        summarize(args.summarize, rules=args.rules)
         return
     if not args.bench or not args.model:
         p.error("give BENCH and --model (or --summarize FILE)")

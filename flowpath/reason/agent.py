@@ -145,6 +145,10 @@ class AgentReasoner(Reasoner):
         offer_fallback: show the fallback's answer to the agent as a suggestion to check.
         tools_factory: ``chart -> list[smolagents.Tool]``; defaults to
             ``flowpath.agent.tools.make_graph_tools``.
+        tools: only these graph tools (names of ``flowpath.agent.tools.GRAPH_TOOL_NAMES``);
+            ``[]`` leaves only ``final_answer``: the agent answers from the chart listing (and the
+            offered answer) in one step. A small text-only model decodes far faster that way:
+            each tool is one more branch of the constrained-decoding schema, walked per token.
         show_image: send the labelled image in the first step when the request has one and the
             model takes images.
         max_image_side: downscale the image so its longer side is at most this (``None``: never).
@@ -158,6 +162,7 @@ class AgentReasoner(Reasoner):
     def __init__(self, model: Any = None, *, max_steps: int = 8, mode: str = "tools",
                  time_limit: float | None = 120.0, fallback: Reasoner | str | None = None,
                  offer_fallback: bool = False, tools_factory: Callable[[FlowChart], list[Any]] | None = None,
+                 tools: list[str] | None = None,
                  show_image: bool = True, max_image_side: int | None = 2048, **backend_kwargs: Any) -> None:
         require("smolagents", "agent", "AgentReasoner")
         if max_steps < 1:
@@ -177,9 +182,15 @@ class AgentReasoner(Reasoner):
         self.show_image = show_image and takes_images(self.model)
         self.max_image_side = max_image_side
         if tools_factory is None:
-            from flowpath.agent.tools import make_graph_tools
+            from flowpath.agent.tools import GRAPH_TOOL_NAMES, make_graph_tools
 
-            tools_factory = make_graph_tools
+            names = None if tools is None else list(tools)
+            unknown = sorted(set(names or []) - set(GRAPH_TOOL_NAMES))
+            if unknown:
+                raise ValueError(f"unknown graph tool(s) {unknown}; available: {GRAPH_TOOL_NAMES}")
+
+            def tools_factory(chart: FlowChart) -> list[Any]:
+                return make_graph_tools(chart, names)
         self.tools_factory = tools_factory
         self._agent_cls = _build_agent_class()
         self.planning_template = load_prompt("planning")
@@ -199,7 +210,7 @@ class AgentReasoner(Reasoner):
         if suggestion is not None and suggestion.node_ids:
             hint = ("A rule-based reasoner suggests these nodes: " + ", ".join(suggestion.node_ids)
                     + (f" ({suggestion.reason})" if suggestion.reason else "")
-                    + ". Check them with the tools; if they are right, give them as your final answer.\n\n")
+                    + ". Check them against the chart; if they are right, give them as your final answer.\n\n")
         return self.planning_template.format(question=request.question.strip(), answer=request.answer.strip(),
                                              chart=listing, image_note=note, suggestion=hint)
 
@@ -211,17 +222,36 @@ class AgentReasoner(Reasoner):
         if self.fallback is not None and self.offer_fallback:
             fallback = self.fallback(request)
         result = self._run_agent(request, fallback)
+        why = None
+        if result.node_ids and fallback is not None:
+            accepted, why = self.accept(result.node_ids, fallback.node_ids)
+            if not accepted:
+                trace = [*result.trace, {"answered_by": self.fallback.name, "why": why,  # type: ignore[union-attr]
+                                         "agent_nodes": list(result.node_ids),
+                                         "offline_nodes": list(fallback.node_ids)}]
+                return Reasoning(list(fallback.node_ids), reason=fallback.reason, trace=trace)
         if result.node_ids or self.fallback is None:
             last = result.trace[-1] if result.trace and "final_answer" in result.trace[-1] else {}
             if not last:
                 result.trace.append(last)
             last["answered_by"] = "agent" if result.node_ids else None
+            if why is not None:
+                last.update(why=why, agent_nodes=list(result.node_ids), offline_nodes=list(fallback.node_ids))
             return result
         if fallback is None:
             fallback = self.fallback(request)
-        trace = [*result.trace, {"answered_by": self.fallback.name, "agent_error": result.error}]
+        trace = [*result.trace, {"answered_by": self.fallback.name, "agent_error": result.error,
+                                 "why": "the agent gave no valid answer", "agent_nodes": [],
+                                 "offline_nodes": list(fallback.node_ids)}]
         return Reasoning(list(fallback.node_ids), reason=fallback.reason, trace=trace,
                          error=None if fallback.node_ids else (fallback.error or result.error))
+
+    def accept(self, agent_ids: list[str], offered_ids: list[str]) -> tuple[bool, str]:
+        """Whether the agent's valid answer replaces the offered (fallback) answer, and why.
+
+        The plain agent with an offered answer takes its own; `HybridReasoner` applies a rule.
+        """
+        return True, "the agent named valid nodes"
 
     def _run_agent(self, request: ReasoningRequest, suggestion: Reasoning | None) -> Reasoning:
         from smolagents import ActionStep, TaskStep

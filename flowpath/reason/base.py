@@ -67,12 +67,17 @@ def _shorten(text: str | None, max_chars: int) -> str:
     return flat if len(flat) <= max_chars else flat[: max_chars - 3] + "..."
 
 
+#: Most nodes a final answer may name (gold answers are short paths; a small model under
+#: constrained decoding otherwise lists node after node until its token budget runs out).
+MAX_ANSWER_NODES = 10
+
+
 def answer_schema(node_ids: Iterable[str], *, max_reason_chars: int = 80) -> dict[str, Any]:
     """JSON schema of a final answer ``{"nodes": [<valid id>, ...], "reason": "..."}``."""
     ids = list(node_ids)
     return {"type": "object", "properties": {
         "nodes": {"type": "array", "items": {"type": "string", "enum": ids}, "minItems": 1,
-                  "maxItems": max(1, len(ids))},
+                  "maxItems": max(1, min(len(ids), MAX_ANSWER_NODES))},
         "reason": {"type": "string", "maxLength": max_reason_chars}}, "required": ["nodes", "reason"]}
 
 

@@ -8,11 +8,13 @@
   call real tools with real node ids).
 * `ConstrainedTransformersModel` is smolagents' ``TransformersModel`` that honours a JSON-schema
   ``response_format`` by constrained decoding (lm-format-enforcer's token enforcer plugged into
-  transformers' ``prefix_allowed_tokens_fn``).
+  transformers' ``prefix_allowed_tokens_fn``) and reuses the KV cache of the longest prompt
+  prefix it has already computed (the system prompt and chart, the earlier steps of a question).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import time
@@ -185,17 +187,87 @@ def _as_tool_call(reply: ChatMessage) -> ChatMessage:
                        raw=reply.raw, token_usage=reply.token_usage)
 
 
+class PrefixCache:
+    """The KV caches of the last few generations, reused for the longest shared prompt prefix.
+
+    An agent re-sends its whole conversation at every step, and every question about a chart
+    starts with the same system prompt and chart listing; on a CPU the prompt's prefill is most
+    of a step's cost. Each entry is the token ids a generation saw (prompt + output) and its
+    transformers ``DynamicCache``; a new prompt starts from a deep copy of the entry sharing its
+    longest prefix, cropped to that prefix (the documented "re-use a prompt cache" pattern:
+    ``copy.deepcopy(cache)`` then ``generate(past_key_values=...)``), so only the new tokens are
+    prefilled. Greedy decoding gives the same tokens with or without it.
+
+    Args:
+        entries: how many caches to keep (least recently used dropped first; 0 disables).
+        min_reuse: shorter shared prefixes are not worth the copy.
+    """
+
+    def __init__(self, entries: int = 3, min_reuse: int = 32) -> None:
+        self.entries = entries
+        self.min_reuse = min_reuse
+        self._items: list[tuple[list[int], Any]] = []
+        self._lock = threading.Lock()
+        self.reused_tokens = 0
+        self.prompt_tokens = 0
+
+    def lookup(self, ids: list[int]) -> tuple[Any, int]:
+        """A fresh cache for the longest stored prefix of ``ids`` (at most ``len(ids) - 1``
+        tokens: the model must see one token to predict the next) and its length, or ``(None, 0)``."""
+        best, best_len = None, 0
+        with self._lock:
+            for item in self._items:
+                n = _shared_prefix(item[0], ids)
+                if n > best_len:
+                    best, best_len = item, n
+            if best is not None:  # most recently used last
+                self._items.remove(best)
+                self._items.append(best)
+        reuse = min(best_len, len(ids) - 1)
+        self.prompt_tokens += len(ids)
+        if best is None or reuse < self.min_reuse:
+            return None, 0
+        cache = copy.deepcopy(best[1])
+        extra = cache.get_seq_length() - reuse
+        if extra > 0:
+            cache.crop(-extra)
+        self.reused_tokens += reuse
+        return cache, reuse
+
+    def store(self, ids: list[int], cache: Any) -> None:
+        """Keep ``cache`` (covering the first ``cache.get_seq_length()`` of ``ids``) for later prompts."""
+        if self.entries <= 0 or cache is None or not hasattr(cache, "crop"):
+            return
+        with self._lock:
+            self._items.append((ids[: cache.get_seq_length()], cache))
+            del self._items[: -self.entries]
+
+
+def _shared_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
 class ConstrainedTransformersModel(TransformersModel):
-    """smolagents' local ``TransformersModel`` plus JSON-schema constrained decoding.
+    """smolagents' local ``TransformersModel`` plus JSON-schema constrained decoding and a
+    prompt-prefix KV cache (`PrefixCache`).
 
     A ``response_format`` of type ``json_schema`` makes generation follow the schema token by
     token (lm-format-enforcer). Decoding is greedy, so the same prompt gives the same call.
+
+    Args:
+        prefix_cache: how many KV caches to keep for prefix reuse (0: none).
+        *args, **kwargs: smolagents ``TransformersModel`` arguments.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, prefix_cache: int = 3, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._token_data: Any = None
         self._blank: set[int] | None = None
+        self.prefix_cache = PrefixCache(prefix_cache)
 
     @property
     def takes_images(self) -> bool:
@@ -234,8 +306,8 @@ class ConstrainedTransformersModel(TransformersModel):
                  **kwargs: Any) -> ChatMessage:
         schema = schema_of(response_format)
         if schema is None:
-            return super().generate(messages, stop_sequences=stop_sequences, tools_to_call_from=tools_to_call_from,
-                                    do_sample=False, **kwargs)
+            return self._generate(messages, stop_sequences=stop_sequences, tools_to_call_from=tools_to_call_from,
+                                  do_sample=False, **kwargs)
         require("lmformatenforcer", "llm", "constrained decoding of local models")
         from lmformatenforcer import JsonSchemaParser, TokenEnforcer
 
@@ -250,5 +322,26 @@ class ConstrainedTransformersModel(TransformersModel):
             compact = [t for t in tokens if t not in blank]
             return compact or tokens
 
-        return super().generate(messages, stop_sequences=None, tools_to_call_from=None,
-                                prefix_allowed_tokens_fn=allowed, do_sample=False, **kwargs)
+        return self._generate(messages, stop_sequences=None, tools_to_call_from=None,
+                              prefix_allowed_tokens_fn=allowed, do_sample=False, **kwargs)
+
+    def _generate(self, messages: list[ChatMessage | dict], stop_sequences: list[str] | None,
+                  tools_to_call_from: list[Any] | None, **kwargs: Any) -> ChatMessage:
+        """smolagents' ``TransformersModel.generate`` with the prompt prefix's KV cache reused."""
+        from smolagents.models import remove_content_after_stop_sequences
+        from smolagents.monitoring import TokenUsage
+
+        gen = self._prepare_completion_args(messages=messages, stop_sequences=stop_sequences,
+                                            tools_to_call_from=tools_to_call_from, **kwargs)
+        prompt = gen["inputs"]
+        ids = prompt[0].tolist()
+        past, reused = self.prefix_cache.lookup(ids)
+        out = self.model.generate(**gen, past_key_values=past, return_dict_in_generate=True)
+        sequence = out.sequences[0]
+        self.prefix_cache.store(sequence.tolist(), getattr(out, "past_key_values", None))
+        text = self._tokenizer().decode(sequence[len(ids):], skip_special_tokens=True)
+        if stop_sequences:
+            text = remove_content_after_stop_sequences(text, stop_sequences)
+        return ChatMessage(role=MessageRole.ASSISTANT, content=text,
+                           raw={"out": text, "prefix_tokens_reused": reused},
+                           token_usage=TokenUsage(input_tokens=len(ids), output_tokens=len(sequence) - len(ids)))

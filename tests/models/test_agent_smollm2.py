@@ -93,6 +93,36 @@ def test_constrained_decoding_makes_every_step_a_valid_tool_call(tiny_random_dir
     assert res.node_ids and set(res.node_ids) <= set(_chart().nodes), res.error
 
 
+def test_prefix_cache_reuses_the_shared_prompt_without_changing_the_output(tiny_random_dir):
+    """Later steps (and later questions on the chart) start from the KV cache of the prompt they
+    share with an earlier call; greedy decoding gives the same tokens as without the cache."""
+    from smolagents import ChatMessage, MessageRole
+
+    from flowpath.reason.backends import local_model
+    from flowpath.reason.base import answer_schema, chart_as_text
+    from flowpath.reason.llm_models import json_schema_format
+
+    def msg(role, text):
+        return ChatMessage(role=role, content=[{"type": "text", "text": text}])
+
+    step1 = [msg(MessageRole.SYSTEM, "You ground statements in flowcharts. " * 8),
+             msg(MessageRole.USER, chart_as_text(_chart()) + "\nQuestion: What if the input is not valid?")]
+    step2 = [*step1, msg(MessageRole.ASSISTANT, '{"name": "get_statement", "arguments": {"node_id": "E"}}'),
+             msg(MessageRole.USER, "Observation: Report an error")]
+    fmt = json_schema_format(answer_schema(list(_chart().nodes)), "answer")
+    cached = local_model(tiny_random_dir, max_new_tokens=16)
+    plain = local_model(tiny_random_dir, max_new_tokens=16, prefix_cache=0)
+    outs = {}
+    for name, model in (("cached", cached), ("plain", plain)):
+        outs[name] = [model.generate(step1), model.generate(step2, response_format=fmt),
+                      model.generate(step2, response_format=fmt)]
+    assert [o.content for o in outs["cached"]] == [o.content for o in outs["plain"]]
+    reused = [o.raw["prefix_tokens_reused"] for o in outs["cached"]]
+    assert reused[0] == 0 and reused[1] >= outs["cached"][0].token_usage.input_tokens - 1
+    assert reused[2] == outs["cached"][2].token_usage.input_tokens - 1  # the same prompt again: all but one token
+    assert all(o.raw["prefix_tokens_reused"] == 0 for o in outs["plain"])
+
+
 def test_openai_backend_through_the_shim_server(tiny_random_dir):
     from eval.openai_shim import OpenAIShim
     from flowpath.reason import make_reasoner

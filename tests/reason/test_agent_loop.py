@@ -343,15 +343,44 @@ def test_unknown_mode_is_refused(scripted_model_cls):
         _reasoner(scripted_model_cls([]), mode="fast")
 
 
-def test_hybrid_offers_offline_answer_and_uses_agent_answer(scripted_model_cls):
+def _hybrid_request() -> ReasoningRequest:
+    return ReasoningRequest(_chart(), "What happens if the input is not valid?", "An error is reported", None)
+
+
+def test_hybrid_offers_offline_answer_and_takes_an_agent_answer_that_prunes_it(scripted_model_cls):
     from flowpath.reason import make_reasoner
 
-    model = scripted_model_cls([("final_answer", {"answer": {"nodes": ["C", "E"], "reason": "agent"}})])
-    request = ReasoningRequest(_chart(), "What happens if the input is not valid?", "An error is reported", None)
-    offline = make_reasoner("offline")(request)
-    res = make_reasoner("hybrid", model=model)(request)
-    assert res.node_ids == ["C", "E"] and res.trace[-1]["answered_by"] == "agent"
-    assert offline.node_ids and ", ".join(offline.node_ids) in _flat_text(model.calls[0]["messages"])
+    offline = make_reasoner("offline")(_hybrid_request())
+    assert len(offline.node_ids) >= 2  # the chart question needs the decision and the answer
+    pruned = offline.node_ids[1:]
+    model = scripted_model_cls([("final_answer", {"answer": {"nodes": pruned, "reason": "agent"}})])
+    res = make_reasoner("hybrid", model=model)(_hybrid_request())
+    assert res.node_ids == pruned and res.trace[-1]["answered_by"] == "agent"
+    assert res.trace[-1]["offline_nodes"] == offline.node_ids and "subset" in res.trace[-1]["why"]
+    assert ", ".join(offline.node_ids) in _flat_text(model.calls[0]["messages"])
+
+
+@pytest.mark.parametrize("rule,agent_answers", [("subset", False), ("near", True), ("agent", True),
+                                                ("offline", False)])
+def test_hybrid_accept_rule_decides_when_the_agent_overrides_offline(scripted_model_cls, rule, agent_answers):
+    from flowpath.reason import make_reasoner
+
+    offline = make_reasoner("offline")(_hybrid_request())
+    extra = next(n for n in _chart().nodes if n not in offline.node_ids)
+    answer = [*offline.node_ids, extra]  # one node more than offline: not a subset, but near
+    model = scripted_model_cls([("final_answer", {"answer": {"nodes": answer, "reason": "agent"}})])
+    res = make_reasoner("hybrid", model=model, accept=rule)(_hybrid_request())
+    assert res.node_ids == (answer if agent_answers else offline.node_ids)
+    last = res.trace[-1]
+    assert last["answered_by"] == ("agent" if agent_answers else "offline")
+    assert last["agent_nodes"] == answer and rule in last["why"]
+
+
+def test_hybrid_refuses_an_unknown_accept_rule(scripted_model_cls):
+    from flowpath.reason import make_reasoner
+
+    with pytest.raises(ValueError, match="accept rule"):
+        make_reasoner("hybrid", model=scripted_model_cls([]), accept="sometimes")
 
 
 def test_hybrid_falls_back_to_offline_when_agent_names_no_valid_node(scripted_model_cls):
@@ -388,3 +417,13 @@ def test_tool_call_schema_enumerates_tools_and_node_ids():
     assert by_name["path_between"]["required"] == ["start_id", "end_id"]
     answer = by_name["final_answer"]["properties"]["answer"]
     assert answer["properties"]["nodes"]["items"]["enum"] == list("ABCDEF")
+
+
+def test_agent_with_no_graph_tools_answers_from_the_listing(scripted_model_cls):
+    model = scripted_model_cls([("final_answer", {"answer": {"nodes": ["C", "E"], "reason": "r"}})])
+    res = _reasoner(model, tools=[], max_steps=1)(ReasoningRequest(_chart(), "If invalid?", "Report an error", None))
+    assert res.node_ids == ["C", "E"]
+    assert [t.name for t in model.calls[0]["tools"]] == ["final_answer"]
+    assert "C --No--> E" in _flat_text(model.calls[0]["messages"])
+    with pytest.raises(ValueError, match="unknown graph tool"):
+        _reasoner(scripted_model_cls([]), tools=["read_minds"])
