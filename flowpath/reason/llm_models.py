@@ -114,7 +114,12 @@ class GuardedModel(Model):
                 "not calling it again in this run")
         budget = self._budget()
         structured = self.structured and bool(tools_to_call_from) and self.node_ids is not None
-        if structured:
+        answer_only = structured and [t.name for t in tools_to_call_from or []] == ["final_answer"]
+        if answer_only:
+            # the only tool is final_answer: decode just the answer (the call's wrapper is fixed)
+            response_format = json_schema_format(answer_schema(self.node_ids or []), "answer")
+            tools_to_call_from, stop_sequences = None, None
+        elif structured:
             schema = tool_call_schema(tools_to_call_from or [], self.node_ids or [])
             response_format, tools_to_call_from, stop_sequences = json_schema_format(schema), None, None
         elif self.structured and self.node_ids and response_format is None:
@@ -132,6 +137,8 @@ class GuardedModel(Model):
             raise
         with self._lock:
             self.consecutive_failures = 0
+        if answer_only:
+            return _as_tool_call(reply, answer_of="final_answer")
         return _as_tool_call(reply) if structured else reply
 
     def _call(self, budget: float, messages: list[Any], **kwargs: Any) -> ChatMessage:
@@ -166,9 +173,10 @@ class GuardedModel(Model):
         return self.inner.parse_tool_calls(message)
 
 
-def _as_tool_call(reply: ChatMessage) -> ChatMessage:
+def _as_tool_call(reply: ChatMessage, answer_of: str | None = None) -> ChatMessage:
     """Turn a structured reply (``{"name": ..., "arguments": ...}`` as content) into a tool call.
 
+    With ``answer_of``, the content is that tool's ``answer`` argument alone (an answer-only step).
     Content that is not such JSON (a server that ignored ``response_format``, output cut by the
     deadline) is returned unchanged, and smolagents' own parser reports it to the agent.
     """
@@ -178,6 +186,8 @@ def _as_tool_call(reply: ChatMessage) -> ChatMessage:
         call = json.loads(reply.content) if isinstance(reply.content, str) else None
     except json.JSONDecodeError:
         call = None
+    if answer_of is not None and isinstance(call, dict):
+        call = {"name": answer_of, "arguments": {"answer": call}}
     if not isinstance(call, dict) or not isinstance(call.get("name"), str):
         return reply
     tool_call = ChatMessageToolCall(

@@ -93,6 +93,19 @@ def test_constrained_decoding_makes_every_step_a_valid_tool_call(tiny_random_dir
     assert res.node_ids and set(res.node_ids) <= set(_chart().nodes), res.error
 
 
+def test_answer_only_step_decodes_just_the_answer(tiny_random_dir):
+    """With no graph tools the step's schema is the answer itself, wrapped as a final_answer call."""
+    from flowpath.reason import make_reasoner
+
+    r = make_reasoner("agent", backend="transformers", model_id=str(tiny_random_dir), max_new_tokens=160,
+                      max_steps=1, timeout=600, tools=[])  # room for the longest answer the schema allows
+    res = r(_request())
+    assert res.node_ids and set(res.node_ids) <= set(_chart().nodes), res.error
+    # the model was asked for the answer object itself, not a {"name": ..., "arguments": ...} call
+    assert "".join(res.trace[0]["model_output"].split()).startswith('{"nodes":'), res.trace[0]
+    assert res.trace[-1]["answered_by"] == "agent"
+
+
 def test_prefix_cache_reuses_the_shared_prompt_without_changing_the_output(tiny_random_dir):
     """Later steps (and later questions on the chart) start from the KV cache of the prompt they
     share with an earlier call; greedy decoding gives the same tokens as without the cache."""
@@ -140,6 +153,7 @@ def test_openai_backend_through_the_shim_server(tiny_random_dir):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # a hang guard: ~45-60 CPU s, the wall time is the machine load
 def test_real_smollm2_answers_with_a_valid_node(smollm2_dir, monkeypatch):
     """`--reasoner agent` as a user sets it up: FLOWPATH_LLM_* naming the .gguf file."""
     from flowpath.reason import default_reasoner
