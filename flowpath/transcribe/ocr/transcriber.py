@@ -301,7 +301,7 @@ class OCRTranscriber(Transcriber):
         for (bx0, by0, bx1, by1) in boxes:
             dist[by0:by1, bx0:bx1] = 0  # glyphs in a label box are no arrowheads
         mass = np.where(core, page.bg_dist, 0)
-        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio, mass)
+        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio, mass, page.node_mask)
         comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             # the connector piece covering most of the box (its centre pixel can be a hole
@@ -350,7 +350,7 @@ class OCRTranscriber(Transcriber):
         # ends a few px short of the box it points at
         ring = page.margin + max(3, page.margin // 2 + 2) + int(round(0.5 * line_h))
         owner = _owner_map(page.regions, ring, comp.shape)
-        found = cx.find_contacts(np.where(joined > n, joined, 0), stats, owner, dist, line_h, self.arrow_ratio, mass)
+        found = cx.find_contacts(np.where(joined > n, joined, 0), stats, owner, dist, line_h, self.arrow_ratio, mass, page.node_mask)
         out = {k: c for k, c in components.items() if k in linked}
         out.update(found)
         return joined, out
@@ -369,8 +369,9 @@ class OCRTranscriber(Transcriber):
                 problems.append(f"node {letter}: no readable text")
             fc.add_node(Node(letter, node_texts[i], nodes.shapes.get(i, "rect")))
         seen: set[tuple[str, str, str | None]] = set()
+        flow = cx.chart_flow(components, page.regions)
         for k in sorted(components):
-            edges, notes = cx.component_edges(components[k], page.regions, page.letters)
+            edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow)
             problems.extend(notes)
             edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
             assigned = cx.assign_labels(components[k], boxes, page.regions, edges)
