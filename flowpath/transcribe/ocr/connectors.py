@@ -29,9 +29,7 @@ class Contact:
     arrow: bool = False
     #: total ink (difference from the background) of the connector's pixels at the contact
     mass: float = 0.0
-    #: width of the connector's dark core across its own direction near the contact (px)
-    spread: float = 0.0
-    #: px between the connector and the node's outline (0: it touches the node)
+    #: px the connector stops short of the node's contact ring (`reach_short_ends`); 0: touches
     gap: float = 0.0
 
 
@@ -288,7 +286,7 @@ def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
 
 def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
               dist: np.ndarray, line_h: float, arrow_ratio: float = 2.2,
-              ink: np.ndarray | None = None, node_mask: np.ndarray | None = None) -> dict[int, Component]:
+              ink: np.ndarray | None = None) -> dict[int, Component]:
     """For each connector component, the regions it touches and the stroke thickness there.
 
     ``cstats`` are the component stats of ``comp`` (OpenCV): every per-component scan stays
@@ -317,12 +315,8 @@ def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarra
         d = dist[y0:y1, x0:x1] * (comp[y0:y1, x0:x1] == k)
         thick = float(d.max()) if d.size else 0.0
         c = out.setdefault(k, Component(k))
-        mass = float(ink[py, px].sum()) if ink is not None else float(len(seg))
-        spread = end_spread(comp == k if False else None, dist, comp, k, (cx, cy), win)
-        gap = 0.0
-        if node_mask is not None:
-            gap = end_gap(comp, k, node_mask, (cx, cy), win)
-        c.contacts.append(Contact(r, len(seg), (cx, cy), thick, mass=mass, spread=spread, gap=gap))
+        mass = float(ink[py, px].sum()) if ink is not None else float(len(py))
+        c.contacts.append(Contact(r, len(py), (cx, cy), thick, mass=mass))
     for k, c in out.items():
         x, y, w, h = (int(v) for v in cstats[k, :4])
         vals = dist[y:y + h, x:x + w][comp[y:y + h, x:x + w] == k]
@@ -410,7 +404,9 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         ratio = by_ink[0].mass / max(by_ink[1].mass, 1.0)
         downstream = flow.rank(regions[by_ink[0].region]) >= max(
             flow.rank(regions[ct.region]) for ct in by_ink[1:])
-        if ratio >= _CLEAR_INK_RATIO or (ratio >= _INK_RATIO and downstream):
+        # the ink of an end reached across a gap was never measured
+        comparable = all(ct.gap == 0 for ct in contacts)
+        if comparable and (ratio >= _CLEAR_INK_RATIO or (ratio >= _INK_RATIO and downstream)):
             targets, sources = [by_ink[0]], by_ink[1:]
         else:
             sources, targets = ranked[:1], ranked[1:]
@@ -429,6 +425,109 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
                 t = min(targets, key=lambda t: np.hypot(s.point[0] - t.point[0], s.point[1] - t.point[1]))
                 pairs.append((s.region, t.region))
     return pairs, notes
+
+
+def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: np.ndarray,
+                     dist: np.ndarray, line_h: float, reach: float, arrow_ratio: float = 2.2
+                     ) -> tuple[np.ndarray, dict[int, Component]]:
+    """Follow the free ends of loose connector pieces (those not linking two nodes) straight on
+    for up to ``reach`` px: a sketched arrow that stops short of its node, or a broken line
+    whose pieces the closings could not join.
+
+    A ray from a free end that meets a node's contact ring (``owner``, 1 + region index) adds
+    that node as a contact of the piece, with ``gap`` = the ray's length; one that meets
+    another loose piece first joins the two pieces into one. Pieces that already link two
+    nodes are never changed.
+
+    Returns:
+        The label image with joined pieces relabelled, and the components updated.
+    """
+    H, W = comp.shape
+    linked = {k for k, c in components.items() if sum(ct.count >= 2 for ct in c.contacts) >= 2}
+    ys, xs = np.nonzero(comp)
+    ks = comp[ys, xs]
+    keep = ~np.isin(ks, np.fromiter(linked, np.int64, len(linked)))
+    ys, xs, ks = ys[keep], xs[keep], ks[keep]
+    if ks.size == 0:
+        return comp, components
+    order = np.argsort(ks, kind="stable")
+    ys, xs, ks = ys[order], xs[order], ks[order]
+    bounds = np.flatnonzero(np.diff(ks)) + 1
+    min_len = max(4.0, 0.6 * line_h)
+    win = max(3, int(round(0.5 * line_h)))
+    # piece, end point, outward direction, stroke thickness at the end, an arrowhead there
+    ends: list[tuple[int, tuple[float, float], tuple[float, float], float, bool]] = []
+    for seg in np.split(np.arange(len(ks)), bounds):
+        k = int(ks[seg[0]])
+        pts = np.stack([xs[seg], ys[seg]], axis=1).astype(np.float64)
+        vals = dist[ys[seg], xs[seg]]
+        vals = vals[vals > 0]
+        base = float(np.median(vals)) if vals.size else 1.0
+        touching = [ct for ct in components[k].contacts if ct.count >= 2] if k in components else []
+        if touching:
+            starts = [np.asarray(touching[0].point)]
+        else:
+            c0 = pts.mean(axis=0)
+            starts = [pts[np.argmax(((pts - c0) ** 2).sum(axis=1))]]
+        for start in starts:
+            far = pts[np.argmax(((pts - start) ** 2).sum(axis=1))]
+            if np.hypot(*(far - start)) < min_len:
+                continue
+            free_ends = [far] if touching else [far, start]
+            for end in free_ends:
+                near = pts[((pts - end) ** 2).sum(axis=1) <= (1.5 * min_len) ** 2]
+                d = end - near.mean(axis=0)
+                n = float(np.hypot(*d))
+                if n < 0.5:
+                    continue
+                x, y = int(end[0]), int(end[1])
+                thick = float(dist[max(y - win, 0):y + win + 1, max(x - win, 0):x + win + 1].max())
+                ends.append((k, (float(end[0]), float(end[1])), (float(d[0] / n), float(d[1] / n)),
+                             thick, thick >= max(2.0, arrow_ratio * base)))
+    parent: dict[int, int] = {}
+
+    def root(k: int) -> int:
+        while parent.get(k, k) != k:
+            k = parent[k]
+        return k
+
+    hits: list[tuple[int, int, tuple[float, float], float, float, bool]] = []
+    loose = set(int(k) for k in np.unique(ks))
+    for k, (ex, ey), (dx, dy), thick, arrow in ends:
+        for t in range(2, int(reach) + 1):
+            x, y = int(round(ex + dx * t)), int(round(ey + dy * t))
+            if not (0 <= x < W and 0 <= y < H):
+                break
+            r = int(owner[y, x])
+            if r > 0:
+                hits.append((k, r - 1, (ex, ey), float(t), thick, arrow))
+                break
+            other = int(comp[y, x])
+            if other and other != k and root(other) != root(k):
+                if other in loose:
+                    parent[root(other)] = root(k)
+                break
+    if not hits and not parent:
+        return comp, components
+    out = {k: c for k, c in components.items() if k not in loose}
+    for k in loose:
+        g = root(k)
+        if g not in out:
+            out[g] = Component(g)
+        if k in components:
+            out[g].contacts.extend(components[k].contacts)
+            out[g].label_boxes.extend(components[k].label_boxes)
+    for k, r, point, gap, thick, arrow in hits:
+        c = out[root(k)]
+        if any(ct.region == r and ct.count >= 2 for ct in c.contacts):
+            continue
+        c.contacts.append(Contact(r, 2, point, thick, arrow=arrow, gap=gap))
+    if parent:
+        lut = np.arange(int(comp.max()) + 1, dtype=comp.dtype)
+        for k in loose:
+            lut[k] = root(k)
+        comp = lut[comp]
+    return comp, {k: c for k, c in out.items() if c.contacts}
 
 
 def nearest_piece(comp: np.ndarray, components: dict[int, Component], box: Box, reach: float) -> int:
@@ -476,42 +575,3 @@ def _seg_dist(px: float, py: float, ax: float, ay: float, bx: float, by: float) 
     L = vx * vx + vy * vy
     t = 0.0 if L == 0 else max(0.0, min(1.0, ((px - ax) * vx + (py - ay) * vy) / L))
     return float(np.hypot(px - ax - t * vx, py - ay - t * vy))
-
-
-def end_spread(_unused, dist, comp, k, center, radius):
-    H, W = comp.shape
-    cx, cy = center
-    R = radius
-    y0, y1 = max(int(cy - 2 * R), 0), min(int(cy + 2 * R) + 1, H)
-    x0, x1 = max(int(cx - 2 * R), 0), min(int(cx + 2 * R) + 1, W)
-    m = (comp[y0:y1, x0:x1] == k) & (dist[y0:y1, x0:x1] > 0)
-    ys, xs = np.nonzero(m)
-    if len(ys) < 3:
-        return 0.0
-    dx, dy = xs + x0 - cx, ys + y0 - cy
-    r = np.hypot(dx, dy)
-    far = (r > R) & (r <= 2 * R)
-    near = r <= R
-    if far.sum() < 2 or near.sum() < 2:
-        return 0.0
-    ux, uy = dx[far].mean(), dy[far].mean()
-    n = np.hypot(ux, uy)
-    if n == 0:
-        return 0.0
-    ux, uy = ux / n, uy / n
-    proj = dx[near] * -uy + dy[near] * ux
-    return float(np.percentile(proj, 97) - np.percentile(proj, 3) + 1)
-
-
-def end_gap(comp, k, node_mask, center, radius):
-    H, W = comp.shape
-    cx, cy = center
-    R = 2 * radius
-    y0, y1 = max(int(cy - R), 0), min(int(cy + R) + 1, H)
-    x0, x1 = max(int(cx - R), 0), min(int(cx + R) + 1, W)
-    free = (~node_mask[y0:y1, x0:x1]).astype(np.uint8)
-    if free.all():
-        return float(R)
-    d = cv2.distanceTransform(free, cv2.DIST_L2, 3)
-    m = comp[y0:y1, x0:x1] == k
-    return float(d[m].min()) if m.any() else float(R)

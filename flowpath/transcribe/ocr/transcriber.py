@@ -301,8 +301,10 @@ class OCRTranscriber(Transcriber):
         for (bx0, by0, bx1, by1) in boxes:
             dist[by0:by1, bx0:bx1] = 0  # glyphs in a label box are no arrowheads
         mass = np.where(core, page.bg_dist, 0)
-        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio, mass, page.node_mask)
+        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio, mass)
         comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h)
+        comp, components = cx.reach_short_ends(comp, components, page.contact_owner, dist, line_h,
+                                               2.0 * line_h, self.arrow_ratio)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             # the connector piece covering most of the box (its centre pixel can be a hole
             # where the box touches a node's margin)
@@ -350,7 +352,7 @@ class OCRTranscriber(Transcriber):
         # ends a few px short of the box it points at
         ring = page.margin + max(3, page.margin // 2 + 2) + int(round(0.5 * line_h))
         owner = _owner_map(page.regions, ring, comp.shape)
-        found = cx.find_contacts(np.where(joined > n, joined, 0), stats, owner, dist, line_h, self.arrow_ratio, mass, page.node_mask)
+        found = cx.find_contacts(np.where(joined > n, joined, 0), stats, owner, dist, line_h, self.arrow_ratio, mass)
         out = {k: c for k, c in components.items() if k in linked}
         out.update(found)
         return joined, out
