@@ -464,26 +464,24 @@ def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: 
         vals = vals[vals > 0]
         base = float(np.median(vals)) if vals.size else 1.0
         touching = [ct for ct in components[k].contacts if ct.count >= 2] if k in components else []
-        if touching:
-            starts = [np.asarray(touching[0].point)]
-        else:
-            c0 = pts.mean(axis=0)
-            starts = [pts[np.argmax(((pts - c0) ** 2).sum(axis=1))]]
-        for start in starts:
-            far = pts[np.argmax(((pts - start) ** 2).sum(axis=1))]
-            if np.hypot(*(far - start)) < min_len:
+        # the free end is the pixel farthest from where the piece touches its node; a piece
+        # touching none has two, the farthest pixel from its middle and the farthest from that
+        start = np.asarray(touching[0].point) if touching else \
+            pts[np.argmax(((pts - pts.mean(axis=0)) ** 2).sum(axis=1))]
+        far = pts[np.argmax(((pts - start) ** 2).sum(axis=1))]
+        if np.hypot(*(far - start)) < min_len:
+            continue  # a speck or a stub, not a connector
+        for end in ([far] if touching else [far, start]):
+            # outward direction: from the piece's pixels near the end to the end itself
+            near = pts[((pts - end) ** 2).sum(axis=1) <= (1.5 * min_len) ** 2]
+            d = end - near.mean(axis=0)
+            n = float(np.hypot(*d))
+            if n < 0.5:
                 continue
-            free_ends = [far] if touching else [far, start]
-            for end in free_ends:
-                near = pts[((pts - end) ** 2).sum(axis=1) <= (1.5 * min_len) ** 2]
-                d = end - near.mean(axis=0)
-                n = float(np.hypot(*d))
-                if n < 0.5:
-                    continue
-                x, y = int(end[0]), int(end[1])
-                thick = float(dist[max(y - win, 0):y + win + 1, max(x - win, 0):x + win + 1].max())
-                ends.append((k, (float(end[0]), float(end[1])), (float(d[0] / n), float(d[1] / n)),
-                             thick, thick >= max(2.0, arrow_ratio * base)))
+            x, y = int(end[0]), int(end[1])
+            thick = float(dist[max(y - win, 0):y + win + 1, max(x - win, 0):x + win + 1].max())
+            ends.append((k, (float(end[0]), float(end[1])), (float(d[0] / n), float(d[1] / n)),
+                         thick, thick >= max(2.0, arrow_ratio * base)))
     parent: dict[int, int] = {}
 
     def root(k: int) -> int:
@@ -491,8 +489,8 @@ def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: 
             k = parent[k]
         return k
 
-    hits: list[tuple[int, int, tuple[float, float], float, float, bool]] = []
-    loose = set(int(k) for k in np.unique(ks))
+    hits: list[tuple[int, int, tuple[float, float], float, float, bool]] = []  # piece, region, end, gap, ...
+    loose = {int(k) for k in np.unique(ks)}
     for k, (ex, ey), (dx, dy), thick, arrow in ends:
         for t in range(2, int(reach) + 1):
             x, y = int(round(ex + dx * t)), int(round(ey + dy * t))
