@@ -39,14 +39,16 @@ from typing import TYPE_CHECKING, Any
 from flowpath.batch import (  # the local engine's unit of work and run loop, reused as is
     AttributeJob,
     ImageMapper,
+    ImageRef,
     ParseMapper,
     QuestionItem,
-    _failed_record,
-    _question_item,
-    _read_results,
     attribute_image,
+    failed_record,
+    image_root,
+    is_uri,
+    load_questions,
     parse_image,
-    read_questions,
+    read_results,
     run_attribute,
     run_parse,
 )
@@ -198,7 +200,8 @@ class _Parser(_PipelineActor):
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[str]]:
         rows: dict[str, list[str]] = {"row": [], "components": []}
         for rel, path in zip(batch["image"], batch["path"], strict=True):
-            rows["row"].append(json.dumps(parse_image(self.fp, self.out, str(rel), Path(path))))
+            ref: ImageRef = str(path) if is_uri(str(path)) else Path(path)
+            rows["row"].append(json.dumps(parse_image(self.fp, self.out, str(rel), ref)))
             rows["components"].append(self.components)
         return rows
 
@@ -237,7 +240,7 @@ def _image_mapper(pipeline: PipelineSource, pool: ActorPool) -> ImageMapper:
 
 
 def _parse_mapper(pipeline: PipelineSource, pool: ActorPool) -> ParseMapper:
-    def run(out: Path, todo: list[tuple[str, Path]],
+    def run(out: Path, todo: list[tuple[str, ImageRef]],
             emit: Callable[[dict[str, Any]], None]) -> dict[str, str] | None:
         import ray.data
 
@@ -314,17 +317,10 @@ def attribute_dataset(pipeline: PipelineSource, images: str | Path, out_dir: str
     connect(address)
     import ray.data
 
-    questions = _questions_arg(questions)
-    if isinstance(questions, (str, Path)):
-        items, qdir = read_questions(questions), Path(questions).parent
-    else:
-        seen: set[str] = set()
-        items = [_question_item(dict(d), f"question {i}", f"q{i}", seen)
-                 for i, d in enumerate(questions, 1)]
-        qdir = None
+    items, qdir = load_questions(_questions_arg(questions))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    job = AttributeJob(out=out, images=Path(images), questions_dir=qdir, overlays=overlays,
+    job = AttributeJob(out=out, images=image_root(images), questions_dir=qdir, overlays=overlays,
                        allow_outside_images=allow_outside_images)
     groups: dict[str, list[QuestionItem]] = {}
     for it in items:
@@ -332,7 +328,7 @@ def attribute_dataset(pipeline: PipelineSource, images: str | Path, out_dir: str
             groups.setdefault(it.image, []).append(it)
     ds = _image_rows(pipeline, job, groups, pool or ActorPool()).flat_map(_question_rows)
     # a bad question line (bad JSON, no question text) is a failed record, as in results.jsonl
-    bad = [_table_row(_failed_record(it, it.error)) for it in items if it.error]
+    bad = [_table_row(failed_record(it, it.error)) for it in items if it.error]
     return ds.union(ray.data.from_items(bad)) if bad else ds
 
 
@@ -352,7 +348,7 @@ def _write_parquet(out: Path) -> Path:
     import ray.data
 
     path = out / "results.parquet"
-    rows = [_table_row(r) for r in _read_results(out / "results.jsonl").values()]
+    rows = [_table_row(r) for r in read_results(out / "results.jsonl").values()]
     ray.data.from_items(rows).write_parquet(str(path), mode=ray.data.SaveMode.OVERWRITE)
     return path
 
