@@ -43,6 +43,22 @@ def cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def start_cluster(tries: int = 3) -> None:
+    """A local two-CPU cluster for the Ray run (the CLI uses it: Ray is already initialised).
+    Ray gives a starting node 30 s to register, which a loaded machine can miss: retried."""
+    import ray
+
+    for attempt in range(1, tries + 1):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR",
+                     runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+            return
+        except Exception as exc:  # noqa: BLE001 - Ray raises a bare Exception on a slow start
+            print(f"ray start {attempt}/{tries} failed: {exc}")
+            ray.shutdown()
+    raise SystemExit("could not start a local Ray cluster")
+
+
 def main(argv: list[str] | None = None) -> int:
     from flowpath.cli import main as cli
 
@@ -64,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
               "classical", "--transcriber", args.transcriber, "--reasoner", "offline",
               "--no-progress"]
     print(f"load before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    start_cluster()
     for engine, extra in (("local", []), ("ray", ["--engine", "ray", "--actors", args.actors])):
         t, c = time.perf_counter(), cpu_seconds()
         code = cli([*common, "--out", str(args.out / engine), *extra])

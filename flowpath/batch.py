@@ -473,8 +473,8 @@ class AttributeJob:
         if not self.allow_outside_images and (
                 os.path.isabs(rel) or normal == os.pardir or normal.startswith(os.pardir + os.sep)):
             raise leaves  # decided on the text alone: says nothing about what exists outside
-        if isinstance(self.images, str):
-            return _uri_join(self.images, Path(rel).as_posix())
+        if isinstance(self.images, str):  # a URI folder; an absolute path (allowed) is local
+            return Path(rel) if os.path.isabs(rel) else _uri_join(self.images, Path(rel).as_posix())
         if self.images.is_file():
             return self.images
         roots = [self.images] + ([self.questions_dir] if self.questions_dir else [])
@@ -885,7 +885,7 @@ def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], files: list[tuple[st
         elif todo:
             fp = fp if fp is not None else pipeline()  # type: ignore[operator]
 
-            def work(rel: str, p: Path) -> None:
+            def work(rel: str, p: ImageRef) -> None:
                 assert fp is not None
                 emit(parse_image(fp, out, rel, p))
 

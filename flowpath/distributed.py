@@ -110,8 +110,12 @@ class ActorPool:
         # to max_restarts=-1 and max_task_retries=-1 (ray/data/_internal/execution/operators/
         # actor_pool_map_operator.py), and passing them again is deprecated since Ray 2.5x;
         # test_crashed_actor_is_restarted_and_its_image_retried holds Ray to it.
-        args: dict[str, Any] = {
-            "batch_size": 1, "concurrency": self.actors, "num_cpus": self.cpus_per_actor}
+        from ray.data import ActorPoolStrategy
+
+        # `compute` replaces the `concurrency` argument, deprecated since Ray 2.51
+        pool = (ActorPoolStrategy(min_size=self.actors[0], max_size=self.actors[1])
+                if isinstance(self.actors, tuple) else ActorPoolStrategy(size=self.actors))
+        args: dict[str, Any] = {"batch_size": 1, "compute": pool, "num_cpus": self.cpus_per_actor}
         if self.gpus_per_actor:
             args["num_gpus"] = self.gpus_per_actor
         return args
