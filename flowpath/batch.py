@@ -24,6 +24,9 @@ question becomes a record with ``error`` set and the run goes on. One run at a t
 ``OUT_DIR`` (a lock file), and a run refuses an ``OUT_DIR`` holding answers to a different
 questions file rather than deleting them.
 
+Images are local files, or URIs read through pyarrow filesystems (``s3://``, ``gs://``,
+``file://``; `read_image`): the images folder may be one (``s3://bucket/charts``).
+
 The unit of work is `attribute_image` (one image and its questions in, one record per question
 out; ``run_attribute`` maps it over the images with threads) and `parse_image` for ``run_parse``:
 another engine can map the same functions over its own workers.

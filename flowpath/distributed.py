@@ -12,7 +12,9 @@ smallest piece of work, so a slow chart never holds others back). The driver app
 image's records to ``results.jsonl`` as its row comes back, exactly as the local engine does
 per question: a job killed mid-way loses only the images in flight and a rerun redoes them.
 Actors write parses and overlays straight into ``OUT_DIR``, so on several machines ``OUT_DIR``
-and the images must be on a filesystem every node sees (NFS or similar). A crashed actor is
+must be on a filesystem every node sees (NFS or similar); the images too, or in object storage
+(``s3://`` and other pyarrow filesystem URIs, read by each actor with
+`flowpath.batch.read_image`). A crashed actor is
 restarted and its image retried (Ray Data's defaults for actor pools); a bad image or
 question is a recorded error, as locally, never a failed task.
 
