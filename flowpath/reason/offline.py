@@ -135,9 +135,10 @@ class OfflineReasoner(Reasoner):
             unit vectors) instead of the packaged one; implies ``semantic``.
         blend: how similarity joins the lexical score (`SemanticBlend`).
         learned: let the learned node scorer (`flowpath.reason.scorer`, shipped weights)
-            re-decide the rules' node set for fact, scenario and flow questions. ``None`` uses
-            it whenever semantic matching is on (its cues include embedding similarity);
-            ``False`` keeps the hand-written rules alone.
+            re-decide the rules' node set for fact, scenario and flow questions; it applies
+            only with semantic matching on (its cues include embedding similarity). Off by
+            default: trained on generated QA it gains there but loses on the benchmark's dev
+            slice (figures in the scorer's model card).
         scorer: explicit scorer weights instead of the shipped ones (implies ``learned``).
 
     >>> from flowpath.graph import FlowChart
@@ -150,7 +151,7 @@ class OfflineReasoner(Reasoner):
 
     def __init__(self, *, max_gap: int = 6, anchor_threshold: float = 0.5, semantic: bool | None = None,
                  encoder: TextEncoder | None = None, blend: SemanticBlend | None = None,
-                 learned: bool | None = None, scorer: NodeScorer | None = None) -> None:
+                 learned: bool = False, scorer: NodeScorer | None = None) -> None:
         if max_gap < 1:
             raise ValueError(f"max_gap must be >= 1, got {max_gap}")
         if not 0.0 < anchor_threshold <= 1.0:
@@ -239,9 +240,9 @@ class OfflineReasoner(Reasoner):
         return [i for i in dict.fromkeys(ids) if i in ctx.chart.nodes], why
 
     def _node_scorer(self, ctx: _ChartContext) -> NodeScorer | None:
-        """The learned scorer when it applies: asked for (or auto) and the chart's index has
+        """The learned scorer when it applies: asked for, and the chart's index has
         embeddings (its cues include them)."""
-        if self.learned is False or ctx.index.encoder is None:
+        if not self.learned or ctx.index.encoder is None:
             return None
         if self._scorer is None:
             from flowpath.reason.scorer import WEIGHTS, NodeScorer

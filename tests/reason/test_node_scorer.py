@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import subprocess
@@ -97,7 +98,7 @@ def test_learned_scorer_is_not_worse_than_the_rules_on_generated_hard_qa():
 
     enc = shared_encoder()
     rng = random.Random(424242)
-    learned, rules = OfflineReasoner(encoder=enc), OfflineReasoner(encoder=enc, learned=False)
+    learned, rules = OfflineReasoner(encoder=enc, learned=True), OfflineReasoner(encoder=enc)
     counts = {"learned": [0, 0, 0], "rules": [0, 0, 0]}
     for i in range(25):
         fc, domain = random_chart(rng, numeric_rate=0.5)
@@ -111,9 +112,9 @@ def test_learned_scorer_is_not_worse_than_the_rules_on_generated_hard_qa():
     assert f1["learned"] >= f1["rules"] - 0.01, f1
 
 
+@pytest.mark.slow
 @require_semantic
-@pytest.mark.skipif(sys.modules.get("sklearn") is None and not __import__("importlib").util.find_spec("sklearn"),
-                    reason="training needs scikit-learn")
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="training needs scikit-learn (flowpath[train])")
 def test_training_script_writes_weights_the_library_reads(tmp_path):
     root = Path(__file__).resolve().parents[2]
     subprocess.run([sys.executable, "-m", "data_gen.qa", "--out", str(tmp_path / "qa"), "--charts", "8",
