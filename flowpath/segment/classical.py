@@ -217,7 +217,8 @@ class ClassicalSegmenter(Segmenter):
 
         With ``pen`` (dark pen pixels of a hand-drawn chart, whose flat pass found nothing because
         hachure fills or open outlines broke it) a blob mostly drawn in pen is a letter with its
-        counter filled, not a node, whose inside is mostly fill or paper: dropped."""
+        counter filled, not a node, whose inside is mostly fill or paper: dropped; so is a blob
+        with no pen inside (a letter's counter filled with hachure: nodes hold text)."""
         import cv2
 
         H, W = work.shape[:2]
@@ -240,8 +241,11 @@ class ClassicalSegmenter(Segmenter):
             hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
             if area / max(hull, 1.0) < self.min_solidity:
                 continue
-            if pen is not None and pen[y:y + h, x:x + w][lab[y:y + h, x:x + w] == i].mean() > MAX_BLOB_INK:
-                continue
+            if pen is not None:
+                blob = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+                held = pen[y:y + h, x:x + w] & cv2.erode(blob, np.ones((5, 5), np.uint8)).astype(bool)
+                if pen[y:y + h, x:x + w][blob.astype(bool)].mean() > MAX_BLOB_INK or held.sum() < 10:
+                    continue  # a letter (counter filled), or a counter's hachure with no text
             boxes.append((x, y, x + w, y + h))
             pts = np.asarray(polygon_of_contour(c), dtype=float)
             pts = pts + 0.5 + 0.5 * np.sign(pts - pts.mean(axis=0))
