@@ -13,8 +13,7 @@ split it further. This pass looks at ink instead:
    and are fainter than the drawing's own strokes are dropped before anything else looks at them.
 3. **Gaps closed.** The stroke width is measured (distance transform of the ink), and a closing
    scaled to it bridges the gaps a pen leaves at corners; holes are filled and an opening of
-   about two stroke widths cuts off connectors and arrowheads. A blob still too concave for a
-   node is opened again, wider (`SPLIT_OPENINGS`), and its pieces are looked at in its place.
+   about two stroke widths cuts off connectors and arrowheads.
 4. **Nodes.** A solid, nearly convex blob that does not touch the image border, holds ink
    (text) inside but is mostly paper there, is outlined by ink along most of its boundary and holds no other blob is a
    node. Its region is shrunk by half a stroke to the stroke's centre line, where the renderer's
@@ -35,10 +34,6 @@ from flowpath.segment.postprocess import (
 
 #: score of stroke-pass regions: below every flat-region detection, which win overlaps
 STROKE_SCORE = 0.4
-#: a blob too concave to be a node is opened again with these many times the connector cut
-#: (two shapes sealed together through the pocket between two connectors come apart); on
-#: seg_tune_hand (3, 6) and (2, 4, 8) both found one more node, no tuning set lost one
-SPLIT_OPENINGS = (3.0, 6.0)
 
 
 def page_contrast(image: np.ndarray, stroke_guess: int = 9) -> np.ndarray:
@@ -163,24 +158,11 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     near_ink = cv2.dilate(ink.astype(np.uint8), ring_k, iterations=max(1, round(sw / 2))).astype(bool)
     shrink = max(0, int(round(sw / 2)))
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
-    blobs = [(*b, 0) for b in interior_blobs(solid, min_size)]
-    while blobs:
-        x, y, w, h, area, m, depth = blobs.pop()
+    for x, y, w, h, area, m in interior_blobs(solid, min_size):
         cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         c = max(cs, key=cv2.contourArea)
         hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
         if area / max(hull, 1.0) < min_solidity:
-            if depth < len(SPLIT_OPENINGS):
-                # two shapes joined through the pocket between two connectors (the closing
-                # sealed it): a wider opening cuts the pocket off and keeps the shapes
-                k = int(SPLIT_OPENINGS[depth] * cut) | 1
-                opened = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-                n, lab, st, _ = cv2.connectedComponentsWithStats(opened, connectivity=4)
-                for i in range(1, n):
-                    bx, by, bw, bh, ba = (int(v) for v in st[i])
-                    if bw >= min_size and bh >= min_size:
-                        blobs.append((x + bx, y + by, bw, bh, ba,
-                                      (lab[by:by + bh, bx:bx + bw] == i).astype(np.uint8), depth + 1))
             continue
         # outlined: the blob's boundary runs along ink
         pts = c[:, 0, :]
