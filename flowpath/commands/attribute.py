@@ -22,8 +22,8 @@ from typing import Any
 from flowpath.commands.common import (
     add_device_argument,
     add_llm_arguments,
-    apply_llm_arguments,
     formatter,
+    llm_settings,
     resolve_device,
 )
 
@@ -129,14 +129,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _pipeline_factory(args: argparse.Namespace) -> Any:
-    apply_llm_arguments(args)
+    llm = llm_settings(args)  # read here, in the driver: a batch worker builds with these
 
     def make() -> Any:
         from flowpath.pipeline import FlowPath
 
         return FlowPath.from_names(args.segmenter, args.transcriber, args.reasoner,
                                    device=resolve_device(args.device), max_pixels=args.max_pixels,
-                                   transcriber_options=_transcriber_options(args))
+                                   transcriber_options=_transcriber_options(args), llm=llm)
     return make
 
 
