@@ -235,7 +235,7 @@ class AgentReasoner(Reasoner):
             if not last:
                 result.trace.append(last)
             last["answered_by"] = "agent" if result.node_ids else None
-            if why is not None:
+            if why is not None and fallback is not None:
                 last.update(why=why, agent_nodes=list(result.node_ids), offline_nodes=list(fallback.node_ids))
             return result
         if fallback is None:
