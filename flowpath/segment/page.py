@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import os
+
 import numpy as np
 
 from flowpath.geometry import Region
@@ -230,13 +232,13 @@ def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.9
     return None
 
 
-def _page_from_corners(corners: np.ndarray) -> Page:
+def _page_from_corners(corners: np.ndarray, scale: float = 1.0) -> Page:
     """The `Page` whose rectified size keeps the longer of each pair of opposite sides."""
     import cv2
 
     tl, tr, br, bl = corners
-    pw = round(max(np.linalg.norm(tr - tl), np.linalg.norm(br - bl)))
-    ph = round(max(np.linalg.norm(bl - tl), np.linalg.norm(br - tr)))
+    pw = round(scale * max(np.linalg.norm(tr - tl), np.linalg.norm(br - bl)))
+    ph = round(scale * max(np.linalg.norm(bl - tl), np.linalg.norm(br - tr)))
     dst = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32)
     hom = cv2.getPerspectiveTransform(corners.astype(np.float32), dst).astype(np.float64)
     return Page(corners=corners, size=(pw, ph), homography=hom)
@@ -250,22 +252,23 @@ def rectify(image: np.ndarray, page: Page) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5) -> np.ndarray:
-    """Paper ruling of a rectified page: faint ink on horizontal (vertical) runs at least
+def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Paper ruling of a rectified page, ``(horizontal, vertical)``: faint ink on runs at least
     ``length`` long that join into lines across ``span`` of the page's width (height). A node's
     side or a connector is as straight, but it stops where the drawing does."""
     import cv2
 
     m = (contrast > weak).astype(np.uint8)
-    out = np.zeros(m.shape, bool)
+    out = []
     for kernel, axis in (((length, 1), cv2.CC_STAT_WIDTH), ((1, length), cv2.CC_STAT_HEIGHT)):
         runs = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, kernel))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
         full = m.shape[1] if axis == cv2.CC_STAT_WIDTH else m.shape[0]
         keep = np.zeros(n, bool)
         keep[1:] = stats[1:, axis] >= span * full
-        out |= keep[labels]
-    return out
+        out.append(keep[labels])
+    return out[0], out[1]
 
 
 def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.06,
@@ -283,20 +286,25 @@ def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.
 
     h, w = page_image.shape[:2]
     c = page_contrast(page_image)
-    lines = _ruling(c, weak, max(40, min(h, w) // 6))
+    rows, cols = _ruling(c, weak, max(40, min(h, w) // 6))
+    lines = rows | cols
     if lines.mean() > 0.005:
         # ruled or squared paper: its lines are fainter than the pen. On them, keep only what is
-        # clearly darker than the ruling itself (a pen stroke crossing a line)
+        # clearly darker than the ruling itself (a pen stroke crossing a line); where two lines
+        # cross, the paper is darkened twice
         ruling = float(np.median(c[lines]))
         pen = float(np.percentile(c, 99.5))
         if ruling < 0.5 * pen:
             import cv2
 
-            near = cv2.dilate(lines.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-            c = np.where(near & (c < max(0.3, 1.6 * ruling)), 0.0, c)
+            k = np.ones((3, 3), np.uint8)
+            near_rows = cv2.dilate(rows.astype(np.uint8), k).astype(bool)
+            near_cols = cv2.dilate(cols.astype(np.uint8), k).astype(bool)
+            limit = np.where(near_rows & near_cols, 2.4 * ruling, 1.6 * ruling)
+            c = np.where((near_rows | near_cols) & (c < np.maximum(0.3, limit)), 0.0, c)
     c = np.where(c < floor, 0.0, c)
     top = max(float(np.percentile(c[c > 0], 95)) if (c > 0).any() else 1.0, 0.3)
-    v = np.clip((c - floor) / (top - floor), 0.0, 1.0)
+    v = np.clip((c - floor) / (top - floor), 0.0, 1.0) ** float(os.environ.get("FP_G", "1"))
     out = (255 - np.rint(v * 255)).astype(np.uint8)
     my, mx = max(2, round(margin * h)), max(2, round(margin * w))
     out[:my] = 255
@@ -319,6 +327,10 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
     page = find_page(image)
     if page is None:
         return None
+    import os
+    up = float(os.environ.get("FP_UP", "1"))
+    if up != 1:
+        page = _page_from_corners(page.corners, up)
     regions, reason = segmenter.segment(clean_page(rectify(image, page)), passes=passes)
     H, W = image.shape[:2]
     back = [region_from_polygon([tuple(p) for p in page.to_original(np.asarray(r.polygon))], H, W,
