@@ -11,7 +11,7 @@ import random
 import shutil
 import subprocess
 
-from data_gen.styles import StyleSpec
+from data_gen.styles import StyleSpec, gradient_stops
 from flowpath.graph.core import FlowChart
 
 _SHAPES = {
@@ -38,6 +38,7 @@ def to_dot(chart: FlowChart, style: StyleSpec, rng: random.Random) -> str:
         f'bgcolor={_q(style.background or "white")}, pad=0.2];',
         f'  node [fontname={_q(style.font)}, fontsize={style.font_size - 2}, style="filled", '
         f'fillcolor={_q(style.fills[0] if style.fills else "#ececff")}, color={_q(style.stroke or "#333333")}, '
+        f'fontcolor={_q(style.text or "#000000")}, '
         f'penwidth={style.stroke_width}, margin="0.15,0.08"];',
         f'  edge [fontname={_q(style.font)}, fontsize={style.font_size - 3}, color={_q(style.edge or "#333333")}, '
         f'penwidth={style.edge_width * 0.75:.2f}, arrowsize=0.8];',
@@ -60,9 +61,8 @@ def to_dot(chart: FlowChart, style: StyleSpec, rng: random.Random) -> str:
             attrs += ["sides=4", "skew=-0.3"]
         colour = style.node_colours.get(node.id)
         if colour and style.gradient:  # Graphviz's own linear gradient, light at the top
-            from data_gen.styles import _shade, _tint
-
-            attrs += [f"fillcolor={_q(_tint(colour, 0.5) + ':' + _shade(colour, 0.8))}", "gradientangle=270"]
+            top, _, bottom = gradient_stops(colour)
+            attrs += [f"fillcolor={_q(top + ':' + bottom)}", "gradientangle=270"]
         elif colour:
             attrs.append(f"fillcolor={_q(colour)}")
         if colour and style.family == "wild":

@@ -14,6 +14,9 @@
     "stroke-linecap", "stroke-linejoin", "opacity", "font-family", "font-size", "font-weight",
     "font-style", "text-anchor", "dominant-baseline", "alignment-baseline", "display",
     "visibility",
+    // gradient stops: Graphviz writes their colours in a style attribute, which baking replaces
+    // (without these every Graphviz gradient fill is painted black)
+    "stop-color", "stop-opacity",
   ];
   const SHAPE_TAGS = new Set(["rect", "polygon", "polyline", "circle", "ellipse", "path", "line"]);
 

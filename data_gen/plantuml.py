@@ -21,7 +21,7 @@ import subprocess
 from dataclasses import replace
 
 from data_gen.graphviz import _wrap
-from data_gen.styles import StyleSpec
+from data_gen.styles import StyleSpec, gradient_stops
 from flowpath.graph.core import FlowChart
 
 #: id of the start pseudo-state's dot in the measured entity order (not a node of the chart)
@@ -68,9 +68,8 @@ def to_puml(chart: FlowChart, style: StyleSpec, rng: random.Random) -> tuple[str
     fill = style.node_colours.get(next(iter(chart.nodes)), None) or (style.fills[0] if style.fills else None)
     fill = _colour(fill)
     if fill and style.gradient:
-        from data_gen.styles import _shade, _tint
-
-        fill = f"{_tint(fill.lower(), 0.5).upper()}-{_shade(fill.lower(), 0.8).upper()}"
+        top, _, bottom = gradient_stops(fill.lower())
+        fill = f"{top.upper()}-{bottom.upper()}"
     lines = ["@startuml",
              f"skinparam shadowing {'true' if style.shadow or (style.family == 'default') else 'false'}",
              f"skinparam defaultFontName {style.font}",

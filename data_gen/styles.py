@@ -43,6 +43,12 @@ HAND_EVAL_FONTS = ("DkgHandwriting", "Breip", "femkeklaver")
 PENS = ("#1a1a1a", "#1a1a1a", "#202a6b", "#0d3a8c", "#2b2b2b", "#7a1010")
 HEADS = ("filled", "filled", "open", "open", "missing")
 CURVES = ("basis", "linear", "monotoneY", "stepBefore", "cardinal", "bumpY")
+#: WCAG 2.1 level AA contrast for normal-size text. Every label must reach it against every
+#: colour its fill passes through (each gradient stop): below it a chart tests nothing but
+#: illegible ink (black text on a deep blue or black fill), for people and OCR alike.
+MIN_TEXT_CONTRAST = 4.5
+#: The light text colour of dark fills (Office's white-on-dark look).
+LIGHT_TEXT = "#ffffff"
 
 
 def _hex(h: float, s: float, lum: float) -> str:
@@ -55,6 +61,26 @@ def _shade(hex_colour: str, factor: float) -> str:
     r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
     h, lum, s = colorsys.rgb_to_hls(r, g, b)
     return _hex(h, min(1.0, s * 1.1 + 0.1), lum * factor)
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1 contrast ratio of two hex colours: 1 (same luminance) to 21 (black on white)."""
+    from coloraide import Color
+
+    return float(Color(a).contrast(Color(b), method="wcag21"))
+
+
+def gradient_stops(colour: str) -> list[str]:
+    """The stops of a node's vertical gradient fill in ``colour`` (light top, the colour, darker
+    bottom); every renderer draws the wild family's gradients from these."""
+    return [_tint(colour, 0.55), colour, _shade(colour, 0.8)]
+
+
+def readable(text: str, fill: str, gradient: bool = False) -> bool:
+    """Whether ``text`` reaches `MIN_TEXT_CONTRAST` against every colour of ``fill`` (each
+    `gradient_stops` colour when the fill is a gradient)."""
+    stops = gradient_stops(fill) if gradient else [fill]
+    return all(contrast(text, stop) >= MIN_TEXT_CONTRAST for stop in stops)
 
 
 def _single_colours() -> list[str]:
@@ -174,7 +200,7 @@ class StyleSpec:
 
     def page_options(self) -> dict[str, Any]:
         """What the page does beyond CSS: gradient stops, hand-drawn stroke effects."""
-        grads = [{"id": gid, "stops": [_tint(c, 0.55), c, _shade(c, 0.8)]} for c, gid in self.gradient_defs().items()]
+        grads = [{"id": gid, "stops": gradient_stops(c)} for c, gid in self.gradient_defs().items()]
         return {"gradients": grads, "hand": self.hand}
 
     def css(self) -> str:
@@ -207,11 +233,14 @@ class StyleSpec:
             sel = ", ".join(f'{p} g.node[id^="flowchart-{nid}-"] {t}' for t in ("rect", "circle", "ellipse", "polygon", "path"))
             border = _shade(colour, 0.55)
             rules.append(f"{sel} {{ fill: {paint(colour)} !important; stroke: {border} !important; }}")
+        cluster_fill = "#ffffff" if self.family in ("black_white", "handdrawn") else _tint(self.fills[0] if self.fills else "#f4f4f4")
         rules += [
-            f"{p} .node text, {p} .node tspan, {p} .cluster text, {p} .cluster tspan {{ fill: {text} !important; }}",
+            f"{p} .node text, {p} .node tspan {{ fill: {text} !important; }}",
+            f"{p} .cluster text, {p} .cluster tspan {{ fill: {_text_on(text, cluster_fill)} !important; }}",
             f"{p} .flowchart-link {{ stroke: {edge} !important; stroke-width: {self.edge_width}px !important; }}",
             f"{p} marker path, {p} .marker {{ fill: {edge} !important; stroke: {edge} !important; }}",
-            f"{p} .edgeLabel text, {p} .edgeLabel tspan {{ fill: {text} !important; }}",
+            # edge labels sit on the paper: light node text (on dark fills) would vanish there
+            f"{p} .edgeLabel text, {p} .edgeLabel tspan {{ fill: {_text_on(text, self.background or '#ffffff')} !important; }}",
         ]
         if self.hand.get("head") == "open":
             rules.append(f"{p} marker path, {p} .marker {{ fill: none !important; stroke-width: 1.5px !important; }}")
@@ -221,7 +250,7 @@ class StyleSpec:
             rules += [f"{p} .edgeLabel rect {{ fill: #ffffff !important; opacity: 1 !important; }}",
                       f"{p} .cluster rect {{ fill: #ffffff !important; stroke: #000000 !important; }}"]
         else:
-            rules.append(f"{p} .cluster rect {{ fill: {_tint(self.fills[0] if self.fills else '#f4f4f4')} !important; "
+            rules.append(f"{p} .cluster rect {{ fill: {cluster_fill} !important; "
                          f"stroke: {self.stroke or '#888888'} !important; }}")
         return "\n".join(rules)
 
@@ -231,14 +260,22 @@ class StyleSpec:
         return d
 
 
+def _text_on(text: str, fill: str) -> str:
+    """``text`` where it is `readable` on ``fill``, else whichever of near-black and white
+    contrasts more with it."""
+    if readable(text, fill):
+        return text
+    return max(("#1a1a1a", LIGHT_TEXT), key=lambda c: contrast(c, fill))
+
+
 def _tint(hex_colour: str, amount: float = 0.7) -> str:
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
     return "#{:02x}{:02x}{:02x}".format(*(round(v + (255 - v) * amount) for v in (r, g, b)))
 
 
 def _saturated_colours() -> list[str]:
-    # 48 strong fills as web/Office charts use them: 24 hues x (vivid, deep)
-    return [_hex(i / 24, s, lum) for i in range(24) for s, lum in ((0.85, 0.62), (0.7, 0.5))]
+    # 72 strong fills as web/Office charts use them: 24 hues x (vivid, strong, deep)
+    return [_hex(i / 24, s, lum) for i in range(24) for s, lum in ((0.85, 0.62), (0.7, 0.5), (0.75, 0.33))]
 
 
 SATURATED_COLOURS = _saturated_colours()
@@ -251,11 +288,19 @@ def _held_out(pool: list[Any], split: str) -> list[Any]:
 def _wild_style(spec: StyleSpec, split: str, rng: random.Random, ids: list[str], kinds: dict[str, str]) -> StyleSpec:
     """Web/Office look: saturated fills (per node kind, as people colour decisions and terminals),
     same-hue darker thick borders, gradients or drop shadows, off-white/grey paper, small raster."""
-    pool = _held_out(SATURATED_COLOURS, split)
     spec.font = rng.choice(WILD_FONTS if split == "train" else WILD_EVAL_FONTS)
     spec.font_size = rng.choice((13, 14, 15, 16, 17))
     spec.theme = "base"
     spec.curve = rng.choice(("linear", "basis", "stepBefore", "linear"))
+    # text first, then only fills it reads on (every gradient stop included): dark text on the
+    # light and vivid fills, white text on the deep ones as Office draws them
+    spec.gradient = rng.random() < 0.45
+    dark = "#000000" if rng.random() < 0.8 else "#1a1a1a"
+    spec.text = LIGHT_TEXT if rng.random() < 0.3 else dark
+    pool = [c for c in _held_out(SATURATED_COLOURS, split) if readable(spec.text, c, spec.gradient)]
+    if len(pool) < 4:  # no gradient runs from white-readable dark to dark: keep dark text
+        spec.text = dark
+        pool = [c for c in _held_out(SATURATED_COLOURS, split) if readable(dark, c, spec.gradient)]
     pal = rng.sample(pool, 4)
     spec.fills = [pal[0]]
     kind_colour: dict[str, str] = {}
@@ -267,8 +312,6 @@ def _wild_style(spec: StyleSpec, split: str, rng: random.Random, ids: list[str],
     spec.stroke_width = rng.choice((2.0, 2.5, 3.0, 4.0))
     spec.edge = rng.choice(("#000000", "#333333", "#1f3864", "#404040"))
     spec.edge_width = rng.choice((1.5, 2.0, 2.5))
-    spec.text = "#000000" if rng.random() < 0.8 else "#1a1a1a"
-    spec.gradient = rng.random() < 0.45
     spec.shadow = rng.random() < 0.5
     spec.background = rng.choice(("#ffffff", "#f7f7f2", "#efefef", "#e8e8e8", "#f4f1e8", "#dcdcdc"))
     spec.raster_width = rng.randint(300, 550)
@@ -288,6 +331,8 @@ def _handdrawn_style(spec: StyleSpec, split: str, rng: random.Random) -> StyleSp
     spec.stroke_width = rng.choice((1.0, 1.5, 2.0, 2.5, 3.0))
     spec.edge_width = rng.choice((1.0, 1.5, 2.0, 2.5))
     spec.fills = ["#ffffff"] if rng.random() < 0.75 else [_tint(rng.choice(SINGLE_COLOURS), 0.3)]
+    if not readable(pen, spec.fills[0]):  # a dark red pen on a mid-tone wash: wash it out more
+        spec.fills = [_tint(spec.fills[0], 0.5)]
     spec.hand = {
         "seed": rng.randrange(1, 2**31),
         "head": rng.choice(HEADS),
@@ -353,6 +398,8 @@ def sample_style(family: str, split: str, rng: random.Random, node_ids: list[str
                 colour = kind_colour.setdefault(k, pal[len(kind_colour) % len(pal)])
             spec.node_colours[nid] = colour
     spec.text = "#1a1a1a" if rng.random() < 0.8 else "#000000"
+    if not all(readable(spec.text, c) for c in {*spec.fills, *spec.node_colours.values()}):
+        spec.text = "#000000"  # the mid-tone fills (a #776bc7 purple) need the last bit of contrast
     spec.stroke_width = rng.choice((1.0, 1.5, 2.0)) if train else 1.5
     spec.theme = "base" if rng.random() < 0.5 else "default"
     return spec

@@ -103,6 +103,37 @@ def test_region_iou_graphviz(renderer):
     assert {(e["source"], e["target"]) for e in ann["edges"]} == {(e.source, e.target) for e in chart.edges}
 
 
+def test_graphviz_gradient_fill_keeps_its_colours(renderer):
+    """Baking the SVG once dropped Graphviz's gradient stop colours (kept in a style
+    attribute): every gradient fill was painted black, under black text."""
+    pytest.importorskip("coloraide", reason="needs coloraide (pip install 'flowpath[gen]')")
+    from coloraide import Color
+
+    from data_gen.geometry import raster_size
+    from data_gen.graphviz import dot_svg, to_dot
+    from data_gen.raster import annotate, rasterize_svg
+    from data_gen.styles import gradient_stops, sample_style
+    from flowpath.mermaid import parse_mermaid
+
+    chart = parse_mermaid("flowchart TD\n  A[Read the order] --> B[Pack the parcel]")
+    style = sample_style("wild", "eval", random.Random(1), list(chart.nodes), {})
+    style.gradient, style.shadow = True, False
+    out = renderer.measure_graphviz(dot_svg(to_dot(chart, style, random.Random(1))))
+    W, H, scale = raster_size(out.view_box)
+    img = rasterize_svg(out.svg, W, H)
+    ann = annotate({"view_box": out.view_box, "nodes": out.nodes, "edges": out.edges,
+                    "clusters": out.clusters}, W, H, scale)
+    for nid, node in ann["nodes"].items():
+        x0, y0, x1, y1 = node["bbox"]
+        cx = int((x0 + x1) / 2)
+        # a column down the node's middle, clear of the border, through the text: its median is fill
+        column = img[int(y0 + 0.2 * (y1 - y0)):int(y1 - 0.2 * (y1 - y0)), cx - 2:cx + 3].reshape(-1, 3)
+        seen = "#{:02x}{:02x}{:02x}".format(*np.median(column, axis=0).astype(int))
+        stops = gradient_stops(style.node_colours[nid])
+        closest = min(Color(seen).delta_e(Color(s), method="2000") for s in stops)
+        assert closest < 25, f"node {nid} drawn {seen}, its gradient runs {stops}"
+
+
 def test_pixel_regions_match_the_raster_scale(renderer):
     """The same chart at 1x and 2x: regions scale with the PNG."""
     from data_gen.geometry import raster_size
