@@ -178,12 +178,14 @@ def _grabcut_sheet(small: np.ndarray, lab: np.ndarray) -> np.ndarray | None:
 
 
 def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.97,
-              min_fill: float = 0.93, min_step: float = 9.0) -> Page | None:
+              min_fill: float = 0.93, min_step: float = 9.0, max_chroma: float = 20.0
+              ) -> Page | None:
     """The sheet of paper in a photo, or None when there is no such sheet in full view.
 
     Two ways to split sheet from desk are tried, the cheap one first: pixels far from the
     border's colour (Otsu), then GrabCut. A split is accepted when its largest blob is a
-    convex quadrilateral of the right size whose four sides are all colour steps.
+    convex quadrilateral of the right size whose four sides are all colour steps, and its
+    colour is near-neutral and lighter than the rest (paper on a desk).
 
     Args:
         image: RGB uint8.
@@ -192,6 +194,8 @@ def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.9
         min_fill: share of the quadrilateral the sheet's blob must cover, and vice versa (a
             sheet is convex and four-cornered; a chart's ink on a plain background is neither).
         min_step: least median Lab step across each of the four sides.
+        max_chroma: most Lab chroma (8-bit units) of the sheet's median colour (off-white
+            paper under warm or cool light stays well under it).
     """
     import cv2
 
@@ -225,6 +229,11 @@ def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.9
                 and min_fill * quad_area <= area <= quad_area / min_fill):
             continue
         if _side_contrast(lab, quad) < min_step:
+            continue
+        # paper: near-neutral and lighter than what lies around it (a coloured frame or
+        # subgraph box on a chart's own page is neither)
+        inside, outside = np.median(lab[blob > 0], axis=0), np.median(lab[blob == 0], axis=0)
+        if inside[0] <= outside[0] or np.hypot(inside[1] - 128, inside[2] - 128) > max_chroma:
             continue
         return _page_from_corners(_order_corners(quad / f))
     return None
@@ -314,7 +323,7 @@ def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.
 
 
 def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bool = True,
-                 upscale: float = 1.25) -> tuple[list[Region], str] | None:
+                 upscale: float = 1.0) -> tuple[list[Region], str] | None:
     """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found.
 
     Args:
@@ -325,9 +334,10 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
         upscale: the sheet is rectified at this many pixels per photo pixel (within the
             segmenter's ``max_pixels``): a blurred pen line, and the paper between a word and
             the outline it nearly touches, then span more than the few pixels the flat pass
-            compares. Chosen on the three photo tuning sets as the largest recall whose
-            precision @ IoU 0.5 stays >= 0.90 on each (1, 1.25, 1.5, 2 tried; 1.5: 0.897 on
-            photo_tune3).
+            compares, but glyph counters and hachure strips grow into false nodes too. On
+            the three photo tuning sets (490 nodes) 1.25 found 3 nodes more than 1 at the
+            same precision, 1.5 found 18 more at precision 0.938 (0.897 on photo_tune3):
+            the default stays 1 (see docs/segmentation.md).
     """
     page = find_page(image)
     if page is None:
