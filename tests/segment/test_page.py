@@ -118,3 +118,23 @@ def test_rendered_photos_give_back_their_nodes_and_no_grid_cell(rendered_photos)
         row = SegmentationMetric().update(regions, list(chart.regions.values()))
         assert row["recall@0.5"] >= 0.75, f"{chart.id}: {row}"
         assert row["precision@0.5"] == 1.0, f"{chart.id}: extra regions {[r.bbox for r in regions]}"
+
+
+def _box_on_page(box_rgb, page_rgb) -> np.ndarray:
+    """A filled box (with a few dark lines in it) covering most of a plain page, slightly noisy."""
+    import cv2
+
+    img = np.full((600, 800, 3), page_rgb, np.uint8)
+    cv2.rectangle(img, (120, 90), (680, 520), box_rgb, -1)
+    for y in range(160, 480, 80):
+        cv2.line(img, (200, y), (600, y + 20), (40, 40, 40), 2)
+    noise = np.random.default_rng(0).integers(-3, 4, img.shape)
+    return np.clip(img.astype(np.int32) + noise, 0, 255).astype(np.uint8)
+
+
+def test_a_coloured_or_darker_box_on_a_chart_page_is_no_sheet():
+    # a subgraph box filled pink on a light grey page is four-sided with a step all round,
+    # but paper is near-neutral and lighter than the desk around it
+    assert find_page(_box_on_page((225, 150, 185), (238, 238, 232))) is None
+    assert find_page(_box_on_page((200, 200, 200), (238, 238, 232))) is None
+    assert find_page(_box_on_page((240, 238, 232), (120, 95, 70))) is not None
