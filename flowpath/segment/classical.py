@@ -97,13 +97,16 @@ class ClassicalSegmenter(Segmenter):
             hachure fills, paper ruling), whose nodes fill in where flat interiors fail.
         colour: also run the colour-layer pass (`flowpath.segment.colour`: saturated fills,
             gradients, JPEG), likewise.
+        page: find a sheet of paper in photos (`flowpath.segment.page`) and segment it
+            rectified and cleaned, with regions mapped back to the photo.
     """
 
     name = "classical"
 
     def __init__(self, *, max_pixels: int = CLASSICAL_MAX_PIXELS, edge_threshold: int = 20,
                  min_size: int = 8, min_solidity: float = 0.85, small_text: float = 10.0,
-                 with_masks: bool = True, strokes: bool = True, colour: bool = True) -> None:
+                 with_masks: bool = True, strokes: bool = True, colour: bool = True,
+                 page: bool = True) -> None:
         if max_pixels < 10_000:
             raise ValueError(f"max_pixels must be >= 10000, got {max_pixels}")
         self.max_pixels = int(max_pixels)
@@ -114,6 +117,7 @@ class ClassicalSegmenter(Segmenter):
         self.with_masks = with_masks
         self.strokes = strokes
         self.colour = colour
+        self.page = page
         #: why the last image gave no regions (empty string when it gave some)
         self.last_reasons: list[str] = []
 
@@ -132,8 +136,14 @@ class ClassicalSegmenter(Segmenter):
         return out
 
     # -- one image -------------------------------------------------------------------------
-    def segment(self, image: np.ndarray) -> tuple[list[Region], str]:
-        """Regions of one RGB image plus a reason string when none were found."""
+    def segment(self, image: np.ndarray, *, passes: bool | None = None) -> tuple[list[Region], str]:
+        """Regions of one RGB image plus a reason string when none were found.
+
+        Args:
+            image: RGB uint8.
+            passes: run the stroke and colour passes; None: unless the image is a clean render,
+                and a photo of a sheet of paper goes through `flowpath.segment.page` first.
+        """
         import cv2
 
         H, W = image.shape[:2]
@@ -144,6 +154,16 @@ class ClassicalSegmenter(Segmenter):
             image, (max(1, round(W * scale)), max(1, round(H * scale))), interpolation=cv2.INTER_AREA)
         sx = work.shape[1] / W
         sy = work.shape[0] / H
+        # a clean render is what the flat pass is built for (and febench is nothing else): the
+        # page, stroke and colour passes run on photographed, scanned, JPEG or noisy charts (on
+        # other clean renders the stroke pass costs ~3x the time and adds false nodes)
+        clean = _is_clean_render(work) if passes is None else not passes
+        if passes is None and self.page and not clean:
+            from flowpath.segment.page import segment_page
+
+            on_page = segment_page(self, image)
+            if on_page is not None:
+                return on_page
         bg = _background_colour(work)
         self._profiles: dict[tuple, tuple] = {}
         self._walks: dict[tuple, tuple] = {}
@@ -153,11 +173,7 @@ class ClassicalSegmenter(Segmenter):
         n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
-        # a clean render is what the flat pass is built for (and febench is nothing else): the
-        # stroke and colour passes run on photographed, scanned, JPEG or noisy charts, and on
-        # clean renders whose flat pass shows a hand-drawn look (on other clean renders the
-        # stroke pass costs ~3x the time and adds false nodes)
-        clean = _is_clean_render(work)
+        # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look
         rough = clean and _looks_hand_drawn(len(cands), n, work.shape[0] * work.shape[1])
         ink = None
         if self.strokes and (rough or not clean):
