@@ -104,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--errors", type=int, default=0, help="print this many mismatching questions")
     p.add_argument("--semantic", choices=["auto", "on", "off"], default="auto",
                    help="offline reasoner: embedding similarity (the semantic extra) when installed / required / never")
+    p.add_argument("--learned", action="store_true",
+                   help="offline reasoner: let the learned node scorer re-decide the rules' nodes (needs semantic matching)")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
@@ -113,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.reasoner == "offline":
         from flowpath.reason import OfflineReasoner
 
-        reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic])
+        reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic],
+                                   learned=args.learned)
     cpu0 = time.process_time()
     rep = run(args.bench, args.reasoner, args.limit, noise=args.noise, reasoner=reasoner)
     cpu = time.process_time() - cpu0

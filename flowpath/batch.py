@@ -24,6 +24,9 @@ question becomes a record with ``error`` set and the run goes on. One run at a t
 ``OUT_DIR`` (a lock file), and a run refuses an ``OUT_DIR`` holding answers to a different
 questions file rather than deleting them.
 
+Images are local files, or URIs read through pyarrow filesystems (``s3://``, ``gs://``,
+``file://``; `read_image`): the images folder may be one (``s3://bucket/charts``).
+
 The unit of work is `attribute_image` (one image and its questions in, one record per question
 out; ``run_attribute`` maps it over the images with threads) and `parse_image` for ``run_parse``:
 another engine can map the same functions over its own workers.
@@ -36,6 +39,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import threading
 import time
 import urllib.parse
@@ -46,8 +50,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flowpath.errors import FlowPathError, InputError
-from flowpath.io import atomic_write_text, load_image, save_image
+import numpy as np
+
+from flowpath.errors import FlowPathError, ImageLoadError, InputError, require
+from flowpath.io import MAX_PIXELS, atomic_write_text, load_image, save_image
 from flowpath.pipeline import FlowPath, ParsedChart, image_hash
 
 logger = logging.getLogger("flowpath.batch")
@@ -66,9 +72,18 @@ MAX_NAME_BYTES = 120
 
 LOCK_NAME = ".flowpath.lock"
 
-__all__ = ["IMAGE_SUFFIXES", "AttributeJob", "ImageMapper", "ParseMapper", "QuestionItem",
-           "attribute_image", "list_images", "output_name", "parse_image", "read_questions",
-           "run_attribute", "run_parse"]
+#: ``scheme://`` at the start of an image reference: a URI read through pyarrow filesystems
+#: (``s3://``, ``gs://``, ``hdfs://``, ``file://``...), not a path on this machine
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+
+#: an image as a run refers to it: a local file, or a pyarrow-filesystem URI (a ``str``;
+#: `pathlib.Path` would fold ``s3://b`` into ``s3:/b``)
+ImageRef = Path | str
+
+__all__ = ["IMAGE_SUFFIXES", "AttributeJob", "ImageMapper", "ImageRef", "ParseMapper",
+           "QuestionItem", "attribute_image", "failed_record", "image_root", "is_uri",
+           "list_images", "load_questions", "output_name", "parse_image", "question_item",
+           "read_image", "read_questions", "read_results", "run_attribute", "run_parse"]
 
 
 @dataclass
@@ -126,11 +141,22 @@ def read_questions(path: str | Path) -> list[QuestionItem]:
             items.append(QuestionItem(id=f"line{lineno}", image="", question="", answer="",
                                       error=f"{where}: bad JSON ({exc})"))
             continue
-        items.append(_question_item(d, where, f"line{lineno}", seen))
+        items.append(question_item(d, where, f"line{lineno}", seen))
     return items
 
 
-def _question_item(d: dict[str, Any], where: str, default_id: str, seen: set[str]) -> QuestionItem:
+def question_item(d: dict[str, Any], where: str, default_id: str, seen: set[str]) -> QuestionItem:
+    """One question record (a JSONL line, a table row or a dict) as a `QuestionItem`.
+
+    A bad record (no image, no question text, no answer text) becomes an item with ``error``
+    set, never an exception.
+
+    Args:
+        d: the record.
+        where: how messages name it (``questions.jsonl:3``).
+        default_id: its id when ``d`` has none.
+        seen: ids given so far in this run; a repeated id gets ``@default_id`` appended.
+    """
     qid = str(d.get("id") or default_id)
     if qid in seen:
         qid = f"{qid}@{default_id}"
@@ -155,6 +181,120 @@ def _question_item(d: dict[str, Any], where: str, default_id: str, seen: set[str
         item.question = item.question if isinstance(item.question, str) else ""
         item.answer = item.answer if isinstance(item.answer, str) else ""
     return item
+
+
+def load_questions(questions: str | Path | Iterable[dict[str, Any]],
+                   ) -> tuple[list[QuestionItem], Path | None]:
+    """The questions of a run and the folder their file is in (None for dicts): a questions
+    JSONL path (`read_questions`) or the question dicts themselves (`question_item`)."""
+    if isinstance(questions, (str, Path)):
+        return read_questions(questions), Path(questions).parent
+    seen: set[str] = set()
+    return [question_item(dict(d), f"question {i}", f"q{i}", seen)
+            for i, d in enumerate(questions, 1)], None
+
+
+def is_uri(ref: str | os.PathLike[str]) -> bool:
+    """Whether an image reference is a URI (``s3://bucket/a.png``) rather than a local path.
+
+    >>> is_uri("s3://charts/a.png"), is_uri("file:///data/a.png"), is_uri("charts/a.png")
+    (True, True, False)
+    """
+    return isinstance(ref, str) and _URI.match(ref) is not None
+
+
+def image_root(images: str | os.PathLike[str]) -> ImageRef:
+    """The images argument of a run: a local `Path`, or a URI kept as text."""
+    return images if isinstance(images, str) and is_uri(images) else Path(images)
+
+
+def _uri_join(folder: str, rel: str) -> str:
+    return (folder if folder.endswith("/") else folder + "/") + rel
+
+
+def _open_uri(uri: str) -> tuple[Any, str]:
+    """``(pyarrow filesystem, path in it)`` for a URI, or `ImageLoadError` naming it."""
+    require("pyarrow", "ray", f"reading {uri}")
+    import pyarrow.fs
+
+    try:
+        # from_uri picks the filesystem by scheme; credentials, region and endpoint come from
+        # the environment as for any AWS/GCS client (AWS_ACCESS_KEY_ID, AWS_ENDPOINT_URL, ...)
+        return pyarrow.fs.FileSystem.from_uri(uri)
+    except (ValueError, OSError) as exc:  # pyarrow.ArrowInvalid is a ValueError
+        raise ImageLoadError(f"{uri}: not a location pyarrow can read ({exc})") from None
+
+
+def _read_uri(uri: str, max_pixels: int | None) -> bytes:
+    """The bytes of the object at ``uri``, or `ImageLoadError` naming it."""
+    import pyarrow.fs
+
+    fs, path = _open_uri(uri)
+    # an encoded image is far smaller than 8 bytes per pixel (16-bit RGBA, uncompressed): a
+    # larger object is refused before it is downloaded
+    max_bytes = 8 * (max_pixels or MAX_PIXELS)
+    try:
+        info = fs.get_file_info(path)
+        if info.type == pyarrow.fs.FileType.NotFound:
+            raise ImageLoadError(f"{uri}: no such file or object")
+        if info.type == pyarrow.fs.FileType.Directory:
+            raise ImageLoadError(f"{uri}: is a directory, not an image")
+        if info.size is not None and info.size > max_bytes:
+            raise ImageLoadError(f"{uri}: {info.size} bytes is too large for an image of at most "
+                                 f"{(max_pixels or MAX_PIXELS) / 1e6:g} Mpx (--max-pixels)")
+        with fs.open_input_stream(path) as f:
+            return bytes(f.read())
+    except ImageLoadError:
+        raise
+    except (OSError, ValueError) as exc:  # network, permission, bucket errors from pyarrow
+        raise ImageLoadError(f"{uri}: cannot read ({exc})") from None
+
+
+def read_image(ref: ImageRef, *, max_pixels: int | None = None) -> np.ndarray:
+    """The decoded image a run refers to, from this machine's files or from a URI.
+
+    The one place both engines read question images: a URI (``s3://``, ``gs://``,
+    ``file://``, any pyarrow filesystem) is read through `pyarrow.fs.FileSystem.from_uri`.
+
+    Raises:
+        flowpath.errors.ImageLoadError: the image is missing, unreadable, corrupt or too large;
+            the message names ``ref``.
+    """
+    if is_uri(ref):
+        uri = str(ref)
+        return load_image(_read_uri(uri, max_pixels), name=uri, max_pixels=max_pixels)
+    return load_image(ref, max_pixels=max_pixels)
+
+
+def _pipeline_input(ref: ImageRef, max_pixels: int | None) -> Path | np.ndarray:
+    """What `FlowPath.parse` gets for an image: a local file as its path (the pipeline reads
+    and times it), a URI already read and decoded."""
+    return ref if isinstance(ref, Path) else read_image(ref, max_pixels=max_pixels)
+
+
+def _list_uri_images(folder: str) -> list[tuple[str, str]]:
+    """``(path under folder, URI)`` of the image objects under a URI folder, sorted."""
+    import pyarrow.fs
+
+    fs, base = _open_uri(folder)
+    try:
+        infos = fs.get_file_info(pyarrow.fs.FileSelector(base, recursive=True))
+    except (OSError, ValueError) as exc:
+        raise FileNotFoundError(f"{folder}: cannot list the images folder ({exc})") from None
+    prefix = base.rstrip("/") + "/"
+    rels = sorted(i.path[len(prefix):] for i in infos
+                  if i.type == pyarrow.fs.FileType.File and i.path.startswith(prefix)
+                  and i.extension.lower() in {s.lstrip(".") for s in IMAGE_SUFFIXES}
+                  and not i.base_name.startswith("."))
+    return [(rel, _uri_join(folder, rel)) for rel in rels]
+
+
+def _image_files(images: ImageRef) -> list[tuple[str, ImageRef]]:
+    """``(name as written in outputs, image)`` of every image `run_parse` handles."""
+    if isinstance(images, str):
+        return list(_list_uri_images(images))
+    base = images if images.is_dir() else images.parent
+    return [(p.relative_to(base).as_posix(), p) for p in list_images(images)]
 
 
 def list_images(root: str | Path) -> list[Path]:
@@ -204,7 +344,7 @@ def _failure_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _read_results(path: Path) -> dict[str, dict[str, Any]]:
+def read_results(path: Path) -> dict[str, dict[str, Any]]:
     """Previous results by id; a torn last line (killed mid-write) is ignored."""
     out: dict[str, dict[str, Any]] = {}
     if not path.exists():
@@ -229,7 +369,8 @@ class _ParseStore:
         return (self.root / f"{name}.json", self.root / f"{name}.mmd",
                 self.root / f"{name}.labelled.png")
 
-    def load(self, name: str, image_path: Path, max_pixels: int | None = None) -> ParsedChart | None:
+    def load(self, name: str, image_path: ImageRef,
+             max_pixels: int | None = None) -> ParsedChart | None:
         """The saved parse of ``image_path``, or None if there is none or the image's content
         changed since (another image saved under this name, or the file was replaced)."""
         jpath, _, lpath = self.paths(name)
@@ -239,7 +380,7 @@ class _ParseStore:
             d = json.loads(jpath.read_text(encoding="utf-8"))
             if d.get("error"):
                 return None
-            image = load_image(image_path, max_pixels=max_pixels)
+            image = read_image(image_path, max_pixels=max_pixels)
             if d.get("image_hash") != image_hash(image):
                 return None
             labelled = load_image(lpath, max_pixels=max_pixels) if lpath.exists() else None
@@ -296,7 +437,8 @@ class AttributeJob:
 
     Attributes:
         out: the output folder.
-        images: the images folder, or one image file (then every question is about it).
+        images: the images folder, or one image file (then every question is about it), or
+            a URI folder (``s3://bucket/charts``) that relative image paths are read under.
         questions_dir: the questions file's folder, also searched for images.
         overlays: write ``overlays/<id>.png``.
         allow_outside_images: read ``image`` paths that resolve outside the images folder
@@ -304,7 +446,7 @@ class AttributeJob:
     """
 
     out: Path
-    images: Path
+    images: ImageRef
     questions_dir: Path | None = None
     overlays: bool = True
     allow_outside_images: bool = False
@@ -313,23 +455,33 @@ class AttributeJob:
     def store(self) -> _ParseStore:
         return _ParseStore(self.out / "parses")
 
-    def locate(self, rel: str) -> Path:
-        """The image file a question names.
+    def locate(self, rel: str) -> ImageRef:
+        """The image a question names: a local file, or a URI (read by `read_image`).
+
+        A URI is read when it lies under a URI images folder, or with ``allow_outside_images``;
+        a relative path under a URI images folder becomes a URI there.
 
         Raises:
             InputError: the path leaves the images folder (unless allowed), cannot be looked up
                 (e.g. too long), or no such image exists. The message names ``rel``.
         """
-        if self.images.is_file():
-            return self.images
-        roots = [self.images] + ([self.questions_dir] if self.questions_dir else [])
-        cands = [(root / rel, root) for root in roots] + [(self.images / Path(rel).name, self.images)]
         leaves = InputError(f"{rel}: image path leaves the images folder {self.images}; pass "
                             "--allow-outside-images (allow_outside_images=True) to read it")
+        if is_uri(rel):
+            inside = isinstance(self.images, str) and rel.startswith(_uri_join(self.images, ""))
+            if not self.allow_outside_images and (not inside or "/../" in rel):
+                raise leaves
+            return rel
         normal = os.path.normpath(rel)
         if not self.allow_outside_images and (
                 os.path.isabs(rel) or normal == os.pardir or normal.startswith(os.pardir + os.sep)):
             raise leaves  # decided on the text alone: says nothing about what exists outside
+        if isinstance(self.images, str):  # a URI folder; an absolute path (allowed) is local
+            return Path(rel) if os.path.isabs(rel) else _uri_join(self.images, Path(rel).as_posix())
+        if self.images.is_file():
+            return self.images
+        roots = [self.images] + ([self.questions_dir] if self.questions_dir else [])
+        cands = [(root / rel, root) for root in roots] + [(self.images / Path(rel).name, self.images)]
         for c, root in cands:
             try:
                 found = c.is_file()
@@ -347,7 +499,7 @@ def _base_record(it: QuestionItem) -> dict[str, Any]:
     return {**it.extra, "id": it.id, "image": it.image}
 
 
-def _failed_record(it: QuestionItem, error: str) -> dict[str, Any]:
+def failed_record(it: QuestionItem, error: str) -> dict[str, Any]:
     return {**_base_record(it), "question": it.question, "answer": it.answer, "node_ids": [],
             "letters": [], "regions": [], "error": error}
 
@@ -398,14 +550,14 @@ def attribute_image(fp: FlowPath, job: AttributeJob, rel: str, items: list[Quest
     stat: dict[str, Any] = {"image": rel, "questions": len(items)}
     parsed: ParsedChart | None = None
     err: str | None = None
-    path: Path | None = None
+    path: ImageRef | None = None
     try:
         path = job.locate(rel)
         parsed = store.load(name, path, fp.max_pixels)
         if parsed is not None:
             stat["parse"] = "resumed"
         else:
-            parsed = fp.parse(path, cache=False)
+            parsed = fp.parse(_pipeline_input(path, fp.max_pixels), source=str(path), cache=False)
             stat["parse"] = "parsed"
             stat["parse_seconds"] = parsed.timings.get("total", 0.0)
             store.save(name, parsed)
@@ -423,13 +575,13 @@ def attribute_image(fp: FlowPath, job: AttributeJob, rel: str, items: list[Quest
     records = []
     for it in items:
         if parsed is None:
-            rec = _failed_record(it, err or "image not parsed")
+            rec = failed_record(it, err or "image not parsed")
         else:
             try:
                 rec = _answer(fp, job, parsed, f"parses/{name}.json", it)
             except Exception as exc:  # noqa: BLE001 - the batch's one guard per question
                 logger.exception("question %s failed with an unexpected error", it.id)
-                rec = _failed_record(it, _failure_text(exc))
+                rec = failed_record(it, _failure_text(exc))
             if rec.get("error"):
                 logger.warning("question %s failed: %s", it.id, rec["error"])
         records.append(rec)
@@ -465,7 +617,7 @@ ImageMapper = Callable[[AttributeJob, dict[str, list[QuestionItem]],
 #: Another engine's map of `parse_image`: ``(out, todo, emit)`` with ``todo`` the
 #: ``(image path as named, file)`` pairs to parse and ``emit`` taking each summary row;
 #: returns the pipeline's `FlowPath.describe`.
-ParseMapper = Callable[[Path, list[tuple[str, Path]], Callable[[dict[str, Any]], None]],
+ParseMapper = Callable[[Path, list[tuple[str, ImageRef]], Callable[[dict[str, Any]], None]],
                        dict[str, str] | None]
 
 
@@ -479,7 +631,9 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
     Args:
         pipeline: a `FlowPath`, or a zero-argument factory (called only if there is work left,
             so a fully resumed run loads no model).
-        images: the images folder (question ``image`` paths are relative to it), or one image.
+        images: the images folder (question ``image`` paths are relative to it), or one image,
+            or a URI folder (``s3://bucket/charts``; see `read_image`). A question's ``image``
+            may itself be a URI (under that folder, or anywhere with ``allow_outside_images``).
         out_dir: output folder (created; an existing one from the same questions is resumed).
         questions: a questions JSONL path, or the question dicts themselves.
         workers: threads, each working through whole images (questions of one image share
@@ -508,20 +662,14 @@ def run_attribute(pipeline: FlowPath | Callable[[], FlowPath], images: str | Pat
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     t_start = time.perf_counter()
-    images = Path(images)
+    root = image_root(images)
     out = Path(out_dir)
-    if isinstance(questions, (str, Path)):
-        items = read_questions(questions)
-        qdir: Path | None = Path(questions).parent
-    else:
-        seen: set[str] = set()
-        items = [_question_item(dict(d), f"question {i}", f"q{i}", seen)
-                 for i, d in enumerate(questions, 1)]
-        qdir = None
-    if not images.exists():
-        raise FileNotFoundError(f"{images}: no such images folder or file")
+    items, qdir = load_questions(questions)
+    # a URI folder is not listed up front: a wrong one is each question's recorded error
+    if isinstance(root, Path) and not root.exists():
+        raise FileNotFoundError(f"{root}: no such images folder or file")
     out.mkdir(parents=True, exist_ok=True)
-    job = AttributeJob(out=out, images=images, questions_dir=qdir, overlays=overlays,
+    job = AttributeJob(out=out, images=root, questions_dir=qdir, overlays=overlays,
                        allow_outside_images=allow_outside_images)
     with _run_lock(out):
         return _run_attribute(pipeline, job, items, workers=workers, report=report,
@@ -533,7 +681,7 @@ def _run_attribute(pipeline: FlowPath | Callable[[], FlowPath], job: AttributeJo
                    t_start: float, map_images: ImageMapper | None = None) -> dict[str, Any]:
     out = job.out
     results_path = out / "results.jsonl"
-    previous = _read_results(results_path)
+    previous = read_results(results_path)
     _check_same_questions(previous, items, out)
     done = {qid: r for qid, r in previous.items() if not r.get("error")
             and (not job.overlays or not r.get("overlay") or (out / r["overlay"]).exists())}
@@ -558,7 +706,7 @@ def _run_attribute(pipeline: FlowPath | Callable[[], FlowPath], job: AttributeJo
     groups: dict[str, list[QuestionItem]] = {}
     for it in pending:
         if it.error:
-            emit(_failed_record(it, it.error))
+            emit(failed_record(it, it.error))
         else:
             groups.setdefault(it.image, []).append(it)
 
@@ -641,20 +789,20 @@ def _summarise(records: list[dict[str, Any]], image_stats: dict[str, dict[str, A
     }
 
 
-def _saved_parse(jpath: Path, image: Path, max_pixels: int | None) -> dict[str, Any] | None:
+def _saved_parse(jpath: Path, image: ImageRef, max_pixels: int | None) -> dict[str, Any] | None:
     """The parse dict in ``jpath`` if it is a good parse of ``image`` as it is now (same
     content hash), else None."""
     try:
         prev = json.loads(jpath.read_text(encoding="utf-8"))
         if (isinstance(prev, dict) and not prev.get("error")
-                and prev.get("image_hash") == image_hash(load_image(image, max_pixels=max_pixels))):
+                and prev.get("image_hash") == image_hash(read_image(image, max_pixels=max_pixels))):
             return prev
     except (ValueError, OSError):
         pass
     return None
 
 
-def parse_image(fp: FlowPath, out: Path, rel: str, path: Path) -> dict[str, Any]:
+def parse_image(fp: FlowPath, out: Path, rel: str, path: ImageRef) -> dict[str, Any]:
     """`run_parse`'s unit of work: one image in, its parse files and its summary row out.
 
     Never raises for a bad image: the row's ``error`` says what failed and
@@ -663,7 +811,7 @@ def parse_image(fp: FlowPath, out: Path, rel: str, path: Path) -> dict[str, Any]
     name = output_name(rel)
     store = _ParseStore(out)
     try:
-        parsed = fp.parse(path, cache=False)
+        parsed = fp.parse(_pipeline_input(path, fp.max_pixels), source=str(path), cache=False)
         store.save(name, parsed)
         return {"image": rel, "status": "parsed", "error": None, "nodes": len(parsed.regions),
                 "edges": len(parsed.graph.edges), "problems": parsed.problems,
@@ -686,7 +834,9 @@ def run_parse(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
     ``<image>.labelled.png`` (``<image>`` is `output_name` of the path under ``images``) and
     ``summary.json``. Images whose JSON holds a parse of the same image content are skipped
     (resume); a bad image gets ``<image>.json`` with ``{"error": ...}`` and is retried on the
-    next run. ``map_parses`` runs the images on another engine instead of ``workers`` threads.
+    next run. ``images`` may be a URI folder (``s3://bucket/charts``): its image objects are
+    listed and read through pyarrow filesystems (`read_image`). ``map_parses`` runs the images
+    on another engine instead of ``workers`` threads.
 
     Returns:
         The summary dict; ``summary["failed"]`` counts failed images.
@@ -697,17 +847,15 @@ def run_parse(pipeline: FlowPath | Callable[[], FlowPath], images: str | Path,
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     t_start = time.perf_counter()
-    root = Path(images)
-    paths = list_images(root)
-    base = root if root.is_dir() else root.parent
+    files = _image_files(image_root(images))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with _run_lock(out):
-        return _run_parse(pipeline, paths, base, out, workers=workers, progress=progress,
+        return _run_parse(pipeline, files, out, workers=workers, progress=progress,
                           t_start=t_start, map_parses=map_parses)
 
 
-def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], base: Path,
+def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], files: list[tuple[str, ImageRef]],
                out: Path, *, workers: int, progress: bool, t_start: float,
                map_parses: ParseMapper | None = None) -> dict[str, Any]:
     store = _ParseStore(out)
@@ -715,8 +863,7 @@ def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], b
     rows: dict[str, dict[str, Any]] = {}
     todo = []
     fp: FlowPath | None = pipeline if isinstance(pipeline, FlowPath) else None
-    for p in paths:
-        rel = p.relative_to(base).as_posix()
+    for rel, p in files:
         jpath = store.paths(output_name(rel))[0]
         prev = _saved_parse(jpath, p, fp.max_pixels if fp else None) if jpath.exists() else None
         if prev is not None:
@@ -724,8 +871,8 @@ def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], b
                          "nodes": len(prev.get("regions", {}))}
         else:
             todo.append((rel, p))
-    bar = _progress(len(paths), "parse", progress)
-    bar.update(len(paths) - len(todo))
+    bar = _progress(len(files), "parse", progress)
+    bar.update(len(files) - len(todo))
     components: dict[str, str] | None = None
 
     def emit(row: dict[str, Any]) -> None:
@@ -741,7 +888,7 @@ def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], b
         elif todo:
             fp = fp if fp is not None else pipeline()  # type: ignore[operator]
 
-            def work(rel: str, p: Path) -> None:
+            def work(rel: str, p: ImageRef) -> None:
                 assert fp is not None
                 emit(parse_image(fp, out, rel, p))
 
@@ -754,10 +901,10 @@ def _run_parse(pipeline: FlowPath | Callable[[], FlowPath], paths: list[Path], b
                         f.result()
     finally:
         bar.close()
-    ordered = [rows[p.relative_to(base).as_posix()] for p in paths]
+    ordered = [rows[rel] for rel, _ in files]
     failed = [r for r in ordered if r.get("error")]
     summary = {"images": len(ordered), "ok": len(ordered) - len(failed), "failed": len(failed),
-               "resumed": len(paths) - len(todo),
+               "resumed": len(files) - len(todo),
                "errors": [{"image": r["image"], "error": r["error"]} for r in failed],
                "mean_parse_seconds": _mean([r["seconds"] for r in ordered if "seconds" in r]),
                "wall_seconds": round(time.perf_counter() - t_start, 3),

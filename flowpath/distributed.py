@@ -12,7 +12,9 @@ smallest piece of work, so a slow chart never holds others back). The driver app
 image's records to ``results.jsonl`` as its row comes back, exactly as the local engine does
 per question: a job killed mid-way loses only the images in flight and a rerun redoes them.
 Actors write parses and overlays straight into ``OUT_DIR``, so on several machines ``OUT_DIR``
-and the images must be on a filesystem every node sees (NFS or similar). A crashed actor is
+must be on a filesystem every node sees (NFS or similar); the images too, or in object storage
+(``s3://`` and other pyarrow filesystem URIs, read by each actor with
+`flowpath.batch.read_image`). A crashed actor is
 restarted and its image retried (Ray Data's defaults for actor pools); a bad image or
 question is a recorded error, as locally, never a failed task.
 
@@ -39,14 +41,16 @@ from typing import TYPE_CHECKING, Any
 from flowpath.batch import (  # the local engine's unit of work and run loop, reused as is
     AttributeJob,
     ImageMapper,
+    ImageRef,
     ParseMapper,
     QuestionItem,
-    _failed_record,
-    _question_item,
-    _read_results,
     attribute_image,
+    failed_record,
+    image_root,
+    is_uri,
+    load_questions,
     parse_image,
-    read_questions,
+    read_results,
     run_attribute,
     run_parse,
 )
@@ -108,8 +112,12 @@ class ActorPool:
         # to max_restarts=-1 and max_task_retries=-1 (ray/data/_internal/execution/operators/
         # actor_pool_map_operator.py), and passing them again is deprecated since Ray 2.5x;
         # test_crashed_actor_is_restarted_and_its_image_retried holds Ray to it.
-        args: dict[str, Any] = {
-            "batch_size": 1, "concurrency": self.actors, "num_cpus": self.cpus_per_actor}
+        from ray.data import ActorPoolStrategy
+
+        # `compute` replaces the `concurrency` argument, deprecated since Ray 2.51
+        pool = (ActorPoolStrategy(min_size=self.actors[0], max_size=self.actors[1])
+                if isinstance(self.actors, tuple) else ActorPoolStrategy(size=self.actors))
+        args: dict[str, Any] = {"batch_size": 1, "compute": pool, "num_cpus": self.cpus_per_actor}
         if self.gpus_per_actor:
             args["num_gpus"] = self.gpus_per_actor
         return args
@@ -198,7 +206,8 @@ class _Parser(_PipelineActor):
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[str]]:
         rows: dict[str, list[str]] = {"row": [], "components": []}
         for rel, path in zip(batch["image"], batch["path"], strict=True):
-            rows["row"].append(json.dumps(parse_image(self.fp, self.out, str(rel), Path(path))))
+            ref: ImageRef = str(path) if is_uri(str(path)) else Path(path)
+            rows["row"].append(json.dumps(parse_image(self.fp, self.out, str(rel), ref)))
             rows["components"].append(self.components)
         return rows
 
@@ -237,7 +246,7 @@ def _image_mapper(pipeline: PipelineSource, pool: ActorPool) -> ImageMapper:
 
 
 def _parse_mapper(pipeline: PipelineSource, pool: ActorPool) -> ParseMapper:
-    def run(out: Path, todo: list[tuple[str, Path]],
+    def run(out: Path, todo: list[tuple[str, ImageRef]],
             emit: Callable[[dict[str, Any]], None]) -> dict[str, str] | None:
         import ray.data
 
@@ -314,17 +323,10 @@ def attribute_dataset(pipeline: PipelineSource, images: str | Path, out_dir: str
     connect(address)
     import ray.data
 
-    questions = _questions_arg(questions)
-    if isinstance(questions, (str, Path)):
-        items, qdir = read_questions(questions), Path(questions).parent
-    else:
-        seen: set[str] = set()
-        items = [_question_item(dict(d), f"question {i}", f"q{i}", seen)
-                 for i, d in enumerate(questions, 1)]
-        qdir = None
+    items, qdir = load_questions(_questions_arg(questions))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    job = AttributeJob(out=out, images=Path(images), questions_dir=qdir, overlays=overlays,
+    job = AttributeJob(out=out, images=image_root(images), questions_dir=qdir, overlays=overlays,
                        allow_outside_images=allow_outside_images)
     groups: dict[str, list[QuestionItem]] = {}
     for it in items:
@@ -332,7 +334,7 @@ def attribute_dataset(pipeline: PipelineSource, images: str | Path, out_dir: str
             groups.setdefault(it.image, []).append(it)
     ds = _image_rows(pipeline, job, groups, pool or ActorPool()).flat_map(_question_rows)
     # a bad question line (bad JSON, no question text) is a failed record, as in results.jsonl
-    bad = [_table_row(_failed_record(it, it.error)) for it in items if it.error]
+    bad = [_table_row(failed_record(it, it.error)) for it in items if it.error]
     return ds.union(ray.data.from_items(bad)) if bad else ds
 
 
@@ -352,7 +354,7 @@ def _write_parquet(out: Path) -> Path:
     import ray.data
 
     path = out / "results.parquet"
-    rows = [_table_row(r) for r in _read_results(out / "results.jsonl").values()]
+    rows = [_table_row(r) for r in read_results(out / "results.jsonl").values()]
     ray.data.from_items(rows).write_parquet(str(path), mode=ray.data.SaveMode.OVERWRITE)
     return path
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from pathlib import Path
@@ -22,7 +23,7 @@ MAX_PIXELS = 25_000_000
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 
-ImageInput = str | os.PathLike | np.ndarray | Any  # Any: a PIL.Image.Image
+ImageInput = str | os.PathLike | bytes | np.ndarray | Any  # Any: a PIL.Image.Image
 
 
 def _flatten_alpha(img: Any) -> Any:
@@ -76,11 +77,11 @@ def _pil_to_rgb(img: Any, label: str) -> np.ndarray:
 
 def load_image(image: ImageInput, *, name: str | None = None,
                max_pixels: int | None = None) -> np.ndarray:
-    """Load a path, PIL image or array as an RGB ``uint8`` array ``(H, W, 3)``.
+    """Load a path, image file bytes, PIL image or array as an RGB ``uint8`` array ``(H, W, 3)``.
 
     Args:
-        image: a path, a PIL image or a numpy array (grey, RGB or RGBA; uint8, uint16, bool or
-            float pixels).
+        image: a path, the bytes of an image file (e.g. read from object storage), a PIL image
+            or a numpy array (grey, RGB or RGBA; uint8, uint16, bool or float pixels).
         name: how to call the input in messages (default: its path or type).
         max_pixels: refuse larger images (default `MAX_PIXELS`).
 
@@ -88,7 +89,7 @@ def load_image(image: ImageInput, *, name: str | None = None,
         ImageLoadError: missing/unreadable/corrupt file, zero-size image, an image over
             ``max_pixels``, or an array of the wrong shape or dtype. The message names the input.
     """
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image
 
     limit = MAX_PIXELS if max_pixels is None else int(max_pixels)
     label = name or (str(image) if isinstance(image, (str, os.PathLike)) else type(image).__name__)
@@ -116,25 +117,37 @@ def load_image(image: ImageInput, *, name: str | None = None,
             raise ImageLoadError(f"{label}: is a directory, not an image")
         if path.stat().st_size == 0:
             raise ImageLoadError(f"{label}: file is empty")
-        try:
-            with Image.open(path) as im:
-                _check_size(im.size, label, limit)
-                im.load()
-                return _pil_to_rgb(im, label)
-        except ImageLoadError:
-            raise
-        except Image.DecompressionBombError as exc:
-            raise ImageLoadError(f"{label}: image is too large (decompression bomb guard): {exc}") from None
-        except UnidentifiedImageError:
-            raise ImageLoadError(f"{label}: not an image file PIL can read") from None
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise ImageLoadError(f"{label}: corrupt or truncated image ({exc})") from None
+        return _decode(path, label, limit)
+
+    if isinstance(image, (bytes, bytearray, memoryview)):
+        if not len(image):
+            raise ImageLoadError(f"{label}: file is empty")
+        return _decode(io.BytesIO(image), label, limit)
 
     if isinstance(image, Image.Image):
         _check_size(image.size, label, limit)
         return _pil_to_rgb(image, label)
     raise ImageLoadError(f"{label}: unsupported image input type {type(image).__name__}; "
-                         "pass a path, a PIL image or a numpy array")
+                         "pass a path, image file bytes, a PIL image or a numpy array")
+
+
+def _decode(file: Path | io.BytesIO, label: str, limit: int) -> np.ndarray:
+    """Decode an image file (a path or its bytes) with PIL; every failure names ``label``."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(file) as im:
+            _check_size(im.size, label, limit)
+            im.load()
+            return _pil_to_rgb(im, label)
+    except ImageLoadError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise ImageLoadError(f"{label}: image is too large (decompression bomb guard): {exc}") from None
+    except UnidentifiedImageError:
+        raise ImageLoadError(f"{label}: not an image file PIL can read") from None
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise ImageLoadError(f"{label}: corrupt or truncated image ({exc})") from None
 
 
 def _check_size(size: tuple[int, int], label: str, limit: int) -> None:

@@ -26,7 +26,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from flowpath.models.base import (
     Segmenter,
     Transcriber,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flowpath.reason.backends import LLMSettings
 
 logger = logging.getLogger("flowpath.pipeline")
 
@@ -300,13 +303,16 @@ class FlowPath:
     @classmethod
     def from_names(cls, segmenter: str = "default", transcriber: str = "default",
                    reasoner: str = "default", *, device: str = "auto",
-                   transcriber_options: dict[str, Any] | None = None, **kwargs: Any) -> FlowPath:
+                   transcriber_options: dict[str, Any] | None = None, llm: LLMSettings | None = None,
+                   **kwargs: Any) -> FlowPath:
         """Build a pipeline from component names (the CLI's ``--segmenter/--transcriber/
         --reasoner``); ``"default"`` picks the offline default of that stage.
 
         ``transcriber_options`` go to the transcriber's constructor (the CLI's
         ``--transcriber-arg`` and ``--batch-size``), e.g. ``{"base": DIR, "batch_size": 8}``
         for ``qwen2vl``; a ``batch_size`` is dropped for a transcriber that has none (``ocr``).
+        ``llm`` (`flowpath.reason.backends.LLMSettings`, the CLI's ``--llm-*`` flags) goes to a
+        reasoner that takes LLM settings; by default they come from ``FLOWPATH_LLM_*``.
 
         Raises:
             ValueError: an unknown component name (from the stage's factory).
@@ -322,7 +328,8 @@ class FlowPath:
             topts.pop("batch_size")
         tra = default_transcriber(**topts) if transcriber == "default" else _make(
             make_transcriber, transcriber, device, **topts)
-        rea = default_reasoner() if reasoner == "default" else _make(make_reasoner, reasoner, device)
+        rea = default_reasoner(llm) if reasoner == "default" else _make(
+            make_reasoner, reasoner, device, settings=llm)
         return cls(segmenter=seg, transcriber=tra, reasoner=rea, **kwargs)
 
     def describe(self) -> dict[str, str]:

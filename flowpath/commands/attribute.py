@@ -22,8 +22,8 @@ from typing import Any
 from flowpath.commands.common import (
     add_device_argument,
     add_llm_arguments,
-    apply_llm_arguments,
     formatter,
+    llm_settings,
     resolve_device,
 )
 
@@ -104,7 +104,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Attribute statements to flowchart nodes: a folder of images with a "
                     "questions.jsonl ({id, image, question, answer} per line, image relative to "
                     "the folder), or one image with --question/--answer.")
-    p.add_argument("input", help="images folder, or one image file")
+    p.add_argument("input", help="images folder, one image file, or a URI folder "
+                                 "(s3://bucket/charts: any pyarrow filesystem)")
     p.add_argument("--questions", help="questions JSONL (batch form)")
     p.add_argument("--question", help="one question (single-image form)")
     p.add_argument("--answer", help="its answer (single-image form)")
@@ -122,21 +123,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q = subparsers.add_parser(
         "parse", formatter_class=formatter(),
         help="turn chart images into graphs (JSON + Mermaid + labelled image per image)")
-    q.add_argument("input", help="images folder, or one image file")
+    q.add_argument("input", help="images folder, one image file, or a URI folder "
+                                 "(s3://bucket/charts: any pyarrow filesystem)")
     q.add_argument("--out", required=True, help="output folder")
     _add_component_arguments(q)
     q.set_defaults(func=run_parse_command)
 
 
 def _pipeline_factory(args: argparse.Namespace) -> Any:
-    apply_llm_arguments(args)
+    llm = llm_settings(args)  # read here, in the driver: a batch worker builds with these
 
     def make() -> Any:
         from flowpath.pipeline import FlowPath
 
         return FlowPath.from_names(args.segmenter, args.transcriber, args.reasoner,
                                    device=resolve_device(args.device), max_pixels=args.max_pixels,
-                                   transcriber_options=_transcriber_options(args))
+                                   transcriber_options=_transcriber_options(args), llm=llm)
     return make
 
 
@@ -167,10 +169,10 @@ def _progress(args: argparse.Namespace) -> bool:
 
 
 def run_attribute_command(args: argparse.Namespace) -> int:
-    from flowpath.batch import run_attribute
+    from flowpath.batch import image_root, run_attribute
 
-    src = Path(args.input)
-    if not src.exists():
+    src = image_root(args.input)
+    if isinstance(src, Path) and not src.exists():
         raise FileNotFoundError(f"{src}: no such images folder or image file")
     if args.questions:
         if args.question or args.answer:
@@ -200,8 +202,8 @@ def run_attribute_command(args: argparse.Namespace) -> int:
         return 1 if summary["failed"] else 0
     if args.question is None or args.answer is None:
         raise ValueError("give --questions FILE (batch) or both --question and --answer (one image)")
-    if not src.is_file():
-        raise ValueError(f"{src}: --question/--answer need one image file, not a folder")
+    if not isinstance(src, Path) or not src.is_file():
+        raise ValueError(f"{src}: --question/--answer need one image file on this machine")
     if args.engine != "local":
         raise ValueError("--engine ray runs the batch form (--questions FILE)")
     if args.out:

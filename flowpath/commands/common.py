@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flowpath.reason.backends import LLMSettings
 
 
 def add_device_argument(parser: argparse.ArgumentParser) -> None:
@@ -27,32 +31,35 @@ def formatter() -> type[argparse.HelpFormatter]:
     return argparse.ArgumentDefaultsHelpFormatter
 
 
-#: ``--llm-*`` flag -> the ``FLOWPATH_LLM_*`` variable it sets (flowpath.reason.backends.make_model)
-LLM_FLAGS = {
-    "llm_backend": ("FLOWPATH_LLM_BACKEND", "LLM backend: openai, transformers or litellm"),
-    "llm_model": ("FLOWPATH_LLM_MODEL", "server model name, or a local model directory / .gguf file"),
-    "llm_url": ("FLOWPATH_LLM_URL", "OpenAI-compatible server URL, e.g. http://127.0.0.1:8080/v1"),
-    "llm_timeout": ("FLOWPATH_LLM_TIMEOUT", "total deadline of one LLM call in seconds (default 60)"),
-    "llm_max_failures": ("FLOWPATH_LLM_MAX_FAILURES",
+#: ``--llm-*`` flag -> (`flowpath.reason.backends.LLMSettings` field, value type, help)
+LLM_FLAGS: dict[str, tuple[str, type, str]] = {
+    "llm_backend": ("backend", str, "LLM backend: openai, transformers or litellm"),
+    "llm_model": ("model_id", str, "server model name, or a local model directory / .gguf file"),
+    "llm_url": ("api_base", str, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8080/v1"),
+    "llm_timeout": ("timeout", float, "total deadline of one LLM call in seconds (default 60)"),
+    "llm_max_failures": ("max_failures", int,
                          "stop calling the LLM after this many failed calls in a row (default 3; 0: never)"),
-    "llm_fallback": ("FLOWPATH_LLM_FALLBACK", "reasoner that answers when the LLM fails: offline or none"),
-    "llm_images": ("FLOWPATH_LLM_IMAGES", "whether the model takes images: yes, no or auto"),
-    "llm_max_new_tokens": ("FLOWPATH_LLM_MAX_NEW_TOKENS", "generation budget per agent step (default 256)"),
+    "llm_fallback": ("fallback", str, "reasoner that answers when the LLM fails: offline or none"),
+    "llm_images": ("images", str, "whether the model takes images: yes, no or auto"),
+    "llm_max_new_tokens": ("max_new_tokens", int, "generation budget per agent step (default 256)"),
 }
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``--llm-*`` flags of the LLM reasoners (agent, hybrid, som); unset flags leave the
-    ``FLOWPATH_LLM_*`` environment as it is."""
-    for dest, (var, text) in LLM_FLAGS.items():
-        parser.add_argument("--" + dest.replace("_", "-"), dest=dest, default=None, help=f"{text} [{var}]")
+    """The ``--llm-*`` flags of the LLM reasoners (agent, hybrid, som); an unset flag keeps the
+    setting of its ``FLOWPATH_LLM_*`` variable (`llm_settings`)."""
+    from flowpath.reason.backends import ENV_SETTINGS
+
+    for dest, (name, kind, text) in LLM_FLAGS.items():
+        parser.add_argument("--" + dest.replace("_", "-"), dest=dest, type=kind, default=None,
+                            help=f"{text} [{ENV_SETTINGS[name]}]")
 
 
-def apply_llm_arguments(args: argparse.Namespace) -> None:
-    """Export the given ``--llm-*`` flags as ``FLOWPATH_LLM_*``, where the backends read them."""
-    import os
+def llm_settings(args: argparse.Namespace) -> LLMSettings:
+    """The LLM settings of a command: ``FLOWPATH_LLM_*`` read once here, at the edge, with the
+    given ``--llm-*`` flags on top. They are handed to the pipeline; the environment is left
+    as it is."""
+    from flowpath.reason.backends import LLMSettings
 
-    for dest, (var, _) in LLM_FLAGS.items():
-        value = getattr(args, dest, None)
-        if value is not None:
-            os.environ[var] = str(value)
+    flags = {name: getattr(args, dest, None) for dest, (name, _, _) in LLM_FLAGS.items()}
+    return LLMSettings.from_env().updated(**flags)

@@ -9,8 +9,8 @@ import sys
 from flowpath.commands.common import (
     add_device_argument,
     add_llm_arguments,
-    apply_llm_arguments,
     formatter,
+    llm_settings,
     resolve_device,
 )
 from flowpath.metrics.iou import IOU_ON
@@ -46,20 +46,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from flowpath.evaluation.attribution import evaluate_attribution, markdown_report
 
-    apply_llm_arguments(args)
+    llm = llm_settings(args)
     device = resolve_device(args.device)
     if args.oracle:
         from flowpath.pipeline import _make
         from flowpath.reason import default_reasoner, make_reasoner
 
-        reasoner = default_reasoner() if args.reasoner == "default" else _make(make_reasoner, args.reasoner, device)
+        reasoner = (default_reasoner(llm) if args.reasoner == "default"
+                    else _make(make_reasoner, args.reasoner, device, settings=llm))
         report = evaluate_attribution(args.bench, reasoner=reasoner, oracle=True, limit=args.limit,
                                       out_dir=args.out, iou_on=args.iou_on,
                                       progress=not args.no_progress and sys.stderr.isatty())
     else:
         from flowpath.pipeline import FlowPath
 
-        fp = FlowPath.from_names(args.segmenter, args.transcriber, args.reasoner, device=device)
+        fp = FlowPath.from_names(args.segmenter, args.transcriber, args.reasoner, device=device, llm=llm)
         report = evaluate_attribution(args.bench, pipeline=fp, limit=args.limit, out_dir=args.out,
                                       iou_on=args.iou_on,
                                       progress=not args.no_progress and sys.stderr.isatty())

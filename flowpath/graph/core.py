@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import networkx as nx
 
@@ -32,6 +32,12 @@ FORMAT_NAME = "flowpath.flowchart"
 FORMAT_VERSION = 1
 
 DIRECTIONS = ("TD", "TB", "BT", "LR", "RL")
+
+_T = TypeVar("_T")
+
+#: the entry of networkx's per-graph cache that `FlowChart.derived` keeps its values in
+_DERIVED_KEY = "flowpath.derived"
+_MISSING = object()
 
 #: Canonical shape names. The Mermaid bracket syntax of each is in `flowpath.mermaid.syntax`.
 SHAPES = (
@@ -269,8 +275,10 @@ class FlowChart:
     The graph (`graph`) is the only store of structure: node attributes ``text``/``shape``/``kind``,
     edge attributes ``label``/``stroke``/``head``/``tail``/``length``. It is a multigraph, so a
     ``Yes`` and a ``No`` edge between the same two nodes are two edges. Edge keys count up in the
-    order edges were added, which is the order `edges` and `to_dict` list them in. Nothing is
-    derived and cached, so there is nothing to keep in step after a change.
+    order edges were added, which is the order `edges` and `to_dict` list them in. Values
+    derived from the structure (the graph tools' reach orders, degree tables, walks) are kept
+    with `derived` in networkx's own per-graph cache, which networkx empties on every change,
+    so there is nothing to keep in step after a change.
 
     >>> fc = FlowChart()
     >>> _ = fc.add_node(Node("A", "Start", "stadium")), fc.add_node(Node("B", "Work"))
@@ -359,6 +367,35 @@ class FlowChart:
                 sg.nodes.remove(node_id)
 
     # -- queries ----------------------------------------------------------------------------
+    def derived(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """A value computed from `graph`, computed once and kept until the graph next changes.
+
+        The value lives in networkx's per-graph cache (``graph.__networkx_cache__``), which every
+        networkx mutator empties: adding or removing a node or an edge, ``add_node`` on an
+        existing node (how `add_node` updates a node), ``nx.set_node_attributes`` and
+        ``nx.set_edge_attributes``. Every change this class makes goes through those, so a kept
+        value cannot outlive the structure it was computed from. (Like networkx's own cache, it
+        does not see a hand edit of an attribute dict, ``graph.nodes[n]["text"] = ...``: change
+        the chart through its methods or networkx's.)
+
+        Args:
+            key: names the value, with the arguments it depends on; an unhashable key is
+                computed every time.
+            compute: makes the value from the current graph. It is shared by every caller that
+                asks for ``key``: callers must not modify it (hand out copies).
+
+        Returns:
+            The kept value, or ``compute()`` now kept.
+        """
+        kept = self.graph.__networkx_cache__.setdefault(_DERIVED_KEY, {})
+        try:
+            value = kept.get(key, _MISSING)  # no KeyError on a miss: raising costs ~1 us a time
+        except TypeError:  # unhashable key: a one-off value
+            return compute()
+        if value is _MISSING:
+            value = kept[key] = compute()
+        return value  # type: ignore[no-any-return]
+
     @property
     def nodes(self) -> Mapping[str, Node]:
         """``{id: Node}`` in the order nodes were added (a read-only view of `graph`)."""

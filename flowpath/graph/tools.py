@@ -13,8 +13,11 @@ observation instead of a traceback.
 Each tool is a thin call into networkx on the chart's ``MultiDiGraph`` (`FlowChart.graph`):
 shortest-path lengths for ancestors/descendants, ``generic_bfs_edges`` for BFS and paths, the
 degree views; branch conditions are an edge filter handed to the traversal as its neighbour
-function. Nothing is cached, so nothing goes stale.
-See ``eval/bench_tools.py`` for timings on a 44-node chart.
+function. What a walk or a degree table computes is kept with `FlowChart.derived`, in networkx's
+per-graph cache that every change to the graph empties: asking again (an agent re-reading a
+path, the reasoner's next question on the same chart) is a lookup, and a changed chart is
+walked afresh. Results are copies, so a caller may edit them.
+See ``eval/bench_tools.py`` for timings on a 44-node chart, first calls and repeated ones.
 
 >>> from flowpath.graph import FlowChart
 >>> fc = FlowChart.from_edges([("A", "B"), ("B", "C", "Yes"), ("B", "D", "No")],
@@ -119,8 +122,9 @@ def _levels(levels: Any) -> int | None:
 
 def _statements(chart: FlowChart, ids: list[str], include: bool) -> NodeList:
     if include:
-        attrs = chart.graph.nodes
-        return {n: attrs[n]["text"] for n in ids}
+        graph = chart.graph  # one {id: text} table per graph state: NodeView lookups cost ~4x more
+        texts = chart.derived("texts", lambda: dict(graph.nodes(data="text")))
+        return {n: texts[n] for n in ids}
     return list(ids)
 
 
@@ -129,10 +133,12 @@ _Branch = tuple[int, str, "str | None"]
 
 
 def _out_branches(chart: FlowChart, node_id: str) -> list[_Branch]:
-    """The edges leaving ``node_id`` in the order they were added (edge keys count up)."""
+    """The edges leaving ``node_id`` in the order they were added (edge keys count up); shared,
+    do not modify."""
     graph = chart.graph  # neighbors() + get_edge_data() read networkx's dicts without views: ~5x quicker
-    return sorted((k, v, attrs["label"]) for v in graph.neighbors(node_id)
-                  for k, attrs in graph.get_edge_data(node_id, v).items())
+    return chart.derived(("out_branches", node_id), lambda: sorted(
+        (k, v, attrs["label"]) for v in graph.neighbors(node_id)
+        for k, attrs in graph.get_edge_data(node_id, v).items()))
 
 
 def _branches(chart: FlowChart, node_id: str) -> str:
@@ -177,6 +183,15 @@ def _match_branch(chart: FlowChart, node_id: str, wanted: Any) -> list[_Branch]:
 
 
 Neighbours = Callable[[str], Iterable[str]]
+
+
+def _conditions_key(conditions: Any) -> Any:
+    """``conditions`` as part of a `FlowChart.derived` key: order kept (a later entry for the
+    same decision wins) and types kept (``True`` is refused as a node id where ``1`` is not, yet
+    the two are equal keys); a non-mapping is kept as is and refused by `_branch_filter`."""
+    if not isinstance(conditions, Mapping):
+        return conditions
+    return tuple((type(k), k, type(v), v) for k, v in conditions.items())
 
 
 def _branch_filter(chart: FlowChart, conditions: Any) -> Neighbours | None:
@@ -255,10 +270,20 @@ def _bfs_path(graph: nx.MultiDiGraph, start: str, end: str, neighbours: Neighbou
 
 def _reach(chart: FlowChart, start: str, levels: int | None, forward: bool) -> list[str]:
     """Nodes reachable from ``start`` (against the arrows unless ``forward``) in at most
-    ``levels`` steps, nearest first, then in edge order; ``start`` itself is left out."""
+    ``levels`` steps, nearest first, then in edge order; ``start`` itself is left out. Shared:
+    callers copy it."""
     find = nx.single_source_shortest_path_length if forward else nx.single_target_shortest_path_length
-    ids = list(find(chart.graph, start, cutoff=levels))
-    return ids[1:]
+    return chart.derived(("reach", start, levels, forward),
+                         lambda: list(find(chart.graph, start, cutoff=levels))[1:])
+
+
+def _walk(chart: FlowChart, order: str, start_id: Any, conditions: Any) -> list[str]:
+    """The ``order`` (``"bfs"``/``"dfs"``) visiting order from ``start_id`` (default: the
+    start nodes) under ``conditions``. Shared: callers copy it."""
+    roots = _roots(chart, start_id)
+    walk = _bfs_order if order == "bfs" else _dfs_order
+    return chart.derived((order, tuple(roots), _conditions_key(conditions)),
+                         lambda: walk(chart.graph, roots, _branch_filter(chart, conditions)))
 
 
 #: Argument descriptions several tools share, written once; `_prompt` puts them into the
@@ -388,10 +413,15 @@ def out_degree(chart: FlowChart, node_id: str) -> int:
     return int(chart.graph.out_degree(resolve_node_id(chart, node_id)))
 
 
-def _max_degree(degrees: Any) -> dict[str, Any]:
-    pairs = list(degrees)
-    best = max((d for _, d in pairs), default=0)
-    return {"degree": best, "nodes": [n for n, d in pairs if d == best]}
+def _max_degree(chart: FlowChart, direction: str) -> dict[str, Any]:
+    """The largest in- or out-degree (``direction``) and its nodes in chart order, as a fresh dict."""
+    def compute() -> tuple[int, list[str]]:
+        graph = chart.graph
+        pairs = list(graph.in_degree() if direction == "in" else graph.out_degree())
+        best = max((d for _, d in pairs), default=0)
+        return best, [n for n, d in pairs if d == best]
+    best, nodes = chart.derived(("max_degree", direction), compute)
+    return {"degree": best, "nodes": list(nodes)}
 
 
 def max_in_degree(chart: FlowChart) -> dict[str, Any]:
@@ -405,7 +435,7 @@ def max_in_degree(chart: FlowChart) -> dict[str, Any]:
         dict: {'degree': 3, 'nodes': ['F']}, the nodes in chart order; {'degree': 0, 'nodes': []}
         for an empty chart.
     """
-    return _max_degree(chart.graph.in_degree())
+    return _max_degree(chart, "in")
 
 
 def max_out_degree(chart: FlowChart) -> dict[str, Any]:
@@ -418,7 +448,7 @@ def max_out_degree(chart: FlowChart) -> dict[str, Any]:
     Returns:
         dict: {'degree': 3, 'nodes': ['C']}, shaped as max_in_degree returns it.
     """
-    return _max_degree(chart.graph.out_degree())
+    return _max_degree(chart, "out")
 
 
 def _roots(chart: FlowChart, start_id: Any) -> list[str]:
@@ -443,8 +473,7 @@ def bfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None =
     Returns:
         list | dict: every node visited, in visiting order, each once.
     """
-    ids = _bfs_order(chart.graph, _roots(chart, start_id), _branch_filter(chart, conditions))
-    return _statements(chart, ids, include_statements)
+    return _statements(chart, _walk(chart, "bfs", start_id, conditions), include_statements)
 
 
 @_prompt
@@ -462,8 +491,7 @@ def dfs(chart: FlowChart, start_id: str | None = None, conditions: dict | None =
     Returns:
         list | dict: the visited nodes in pre-order, each once.
     """
-    ids = _dfs_order(chart.graph, _roots(chart, start_id), _branch_filter(chart, conditions))
-    return _statements(chart, ids, include_statements)
+    return _statements(chart, _walk(chart, "dfs", start_id, conditions), include_statements)
 
 
 @_prompt
@@ -485,7 +513,8 @@ def path_between(chart: FlowChart, start_id: str, end_id: str, conditions: dict 
     """
     s = resolve_node_id(chart, start_id, "start_id")
     e = resolve_node_id(chart, end_id, "end_id")
-    ids = _bfs_path(chart.graph, s, e, _branch_filter(chart, conditions))
+    ids = chart.derived(("path", s, e, _conditions_key(conditions)),
+                        lambda: _bfs_path(chart.graph, s, e, _branch_filter(chart, conditions)))
     return _statements(chart, ids, include_statements)
 
 
@@ -583,8 +612,10 @@ def start_nodes(chart: FlowChart) -> list[str]:
     Returns:
         The start node ids in chart order.
     """
-    ids = chart.sources() or [n for n, kind in chart.graph.nodes(data="kind") if kind == "start"]
-    return ids or list(chart.graph)[:1]
+    def compute() -> list[str]:
+        ids = chart.sources() or [n for n, kind in chart.graph.nodes(data="kind") if kind == "start"]
+        return ids or list(chart.graph)[:1]
+    return list(chart.derived("start_nodes", compute))
 
 
 # -- not an agent tool ----------------------------------------------------------------------------------

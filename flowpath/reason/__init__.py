@@ -22,6 +22,7 @@ from flowpath.registry import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowpath.reason.agent import AgentReasoner
+    from flowpath.reason.backends import LLMSettings
     from flowpath.reason.hybrid import HybridReasoner
     from flowpath.reason.som import SoMReasoner
 
@@ -37,28 +38,37 @@ REASONERS: Registry[Reasoner] = Registry("reasoner", {
 __getattr__ = REASONERS.lazy_attribute(__name__)
 
 
-def default_reasoner() -> Reasoner:
+def default_reasoner(settings: LLMSettings | None = None) -> Reasoner:
     """The reasoner the pipeline uses unless told otherwise.
 
-    `OfflineReasoner` (no LLM, no network) when no LLM is configured. An LLM is configured by
-    the environment: ``FLOWPATH_REASONER`` names a reasoner outright (``offline`` | ``agent`` |
-    ``hybrid`` | ``som``); otherwise ``FLOWPATH_LLM_MODEL`` being set selects ``agent`` with the backend
-    settings of `flowpath.reason.backends.make_model`.
+    `OfflineReasoner` (no LLM, no network) when no LLM is configured. ``FLOWPATH_REASONER``
+    names a reasoner outright (``offline`` | ``agent`` | ``hybrid`` | ``som``); otherwise a
+    model in the LLM settings selects ``agent``.
+
+    Args:
+        settings: the LLM settings (`flowpath.reason.backends.LLMSettings`, e.g. from the CLI's
+            ``--llm-*`` flags); default `LLMSettings.from_env` (``FLOWPATH_LLM_MODEL`` ...).
     """
     import os
 
+    from flowpath.reason.backends import LLMSettings
+
+    settings = LLMSettings.from_env() if settings is None else settings
     name = os.environ.get("FLOWPATH_REASONER", "").strip().lower()
-    if not name and os.environ.get("FLOWPATH_LLM_MODEL"):
+    if not name and settings.model_id:
         name = "agent"
-    return make_reasoner(name) if name else OfflineReasoner()
+    return make_reasoner(name, settings=settings) if name else OfflineReasoner()
 
 
-def make_reasoner(name: str, *, device: str | None = None, **kwargs: Any) -> Reasoner:
+def make_reasoner(name: str, *, device: str | None = None, settings: LLMSettings | None = None,
+                  **kwargs: Any) -> Reasoner:
     """Build a reasoner by name.
 
     Args:
         name: ``"offline"``, ``"agent"``, ``"hybrid"`` or ``"som"``.
         device: torch device, for reasoners that declare one (a local ``transformers`` model).
+        settings: LLM settings (`flowpath.reason.backends.LLMSettings`), for the reasoners that
+            take them (``agent``, ``hybrid``, ``som``); the others ignore them.
         **kwargs: passed to the class. For ``agent``/``som`` either ``model=`` (a smolagents
             ``Model``) or backend settings: ``backend=`` (``openai`` | ``transformers`` |
             ``litellm``), ``model_id=``, ``api_base=``, ``api_key_env=``, ``timeout=`` ...
@@ -71,6 +81,8 @@ def make_reasoner(name: str, *, device: str | None = None, **kwargs: Any) -> Rea
         ValueError: unknown name.
         flowpath.errors.MissingDependencyError: ``agent``/``som`` without smolagents installed.
     """
+    if settings is not None and REASONERS.accepts(name, "settings"):
+        kwargs["settings"] = settings
     return REASONERS.make(name, device=device, **kwargs)
 
 

@@ -26,7 +26,6 @@ Model-written code is never executed: tools are called with JSON arguments only.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,7 +33,7 @@ from typing import Any
 from flowpath.errors import require
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
-from flowpath.reason.backends import resolve_model, takes_images
+from flowpath.reason.backends import LLMSettings, resolve_model, takes_images
 from flowpath.reason.base import (
     NODE_ARG,
     chart_as_text,
@@ -133,15 +132,16 @@ class AgentReasoner(Reasoner):
 
     Args:
         model: a smolagents ``Model``. When ``None``, one is built from ``backend_kwargs``
-            (`flowpath.reason.backends.make_model`: ``backend``, ``model_id``, ``api_base``,
-            ``api_key_env``, ``timeout``, ``images``, ``structured``, ...).
+            (`flowpath.reason.backends.make_model`: ``settings`` (an `LLMSettings`), or
+            ``backend``, ``model_id``, ``api_base``, ``api_key_env``, ``timeout``, ...).
         max_steps: cap on agent steps (the paper uses 8).
         mode: ``"tools"`` (default: every node's text in the first prompt, several tool calls per
             step) or ``"paper"`` (one tool call per step, node text only through tools).
         time_limit: seconds one question may take in all (``None``: no limit); at the limit the
             run stops and the question fails (or falls back).
         fallback: a reasoner (or ``"offline"``) that answers when the agent fails, runs out of
-            time or names no valid node. Default: ``FLOWPATH_LLM_FALLBACK`` (``offline`` or unset).
+            time or names no valid node. Default: the ``fallback`` of ``settings=`` (else of
+            `LLMSettings.from_env`, ``FLOWPATH_LLM_FALLBACK``).
         offer_fallback: show the fallback's answer to the agent as a suggestion to check.
         tools_factory: ``chart -> list[smolagents.Tool]``; defaults to
             ``flowpath.agent.tools.make_graph_tools``.
@@ -170,7 +170,7 @@ class AgentReasoner(Reasoner):
         self.max_steps = max_steps
         self.mode = mode
         self.time_limit = time_limit
-        self.fallback = _resolve_fallback(fallback)
+        self.fallback = _resolve_fallback(fallback, backend_kwargs.get("settings"))
         if offer_fallback and self.fallback is None:
             raise ValueError("offer_fallback needs a fallback reasoner")
         self.offer_fallback = offer_fallback
@@ -307,10 +307,10 @@ class AgentReasoner(Reasoner):
         return out
 
 
-def _resolve_fallback(fallback: Reasoner | str | None) -> Reasoner | None:
-    """A fallback reasoner from an instance, a name, or ``FLOWPATH_LLM_FALLBACK``."""
+def _resolve_fallback(fallback: Reasoner | str | None, settings: LLMSettings | None) -> Reasoner | None:
+    """A fallback reasoner from an instance, a name, or the settings' ``fallback``."""
     if fallback is None:
-        fallback = os.environ.get("FLOWPATH_LLM_FALLBACK", "").strip().lower() or None
+        fallback = ((settings or LLMSettings.from_env()).fallback or "").strip().lower() or None
     if fallback is None or isinstance(fallback, Reasoner):
         return fallback
     name = fallback.strip().lower()

@@ -11,11 +11,14 @@ smolagents is imported inside `make_model`, so importing this module is free.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,26 +26,86 @@ from flowpath.errors import require
 
 BACKENDS = ("openai", "transformers", "litellm")
 
-#: settings read from the environment when not passed (the CLI's ``--llm-*`` flags set them)
+#: `LLMSettings` field -> the environment variable `LLMSettings.from_env` reads it from
 ENV_SETTINGS = {
     "backend": "FLOWPATH_LLM_BACKEND", "model_id": "FLOWPATH_LLM_MODEL", "api_base": "FLOWPATH_LLM_URL",
     "api_key_env": "FLOWPATH_LLM_KEY_ENV", "timeout": "FLOWPATH_LLM_TIMEOUT",
-    "max_failures": "FLOWPATH_LLM_MAX_FAILURES", "images": "FLOWPATH_LLM_IMAGES",
-    "structured": "FLOWPATH_LLM_STRUCTURED", "max_new_tokens": "FLOWPATH_LLM_MAX_NEW_TOKENS",
+    "max_failures": "FLOWPATH_LLM_MAX_FAILURES", "fallback": "FLOWPATH_LLM_FALLBACK",
+    "images": "FLOWPATH_LLM_IMAGES", "structured": "FLOWPATH_LLM_STRUCTURED",
+    "max_new_tokens": "FLOWPATH_LLM_MAX_NEW_TOKENS",
 }
 _YES = ("1", "true", "yes", "on")
 _NO = ("0", "false", "no", "off")
 
 
-def _env(name: str, default: Any, cast: Any = str) -> Any:
-    var = ENV_SETTINGS[name]
-    raw = os.environ.get(var, "").strip()
-    if not raw:
-        return default
-    try:
-        return cast(raw)
-    except ValueError:
-        raise ValueError(f"{var}={raw!r} is not a valid {cast.__name__}") from None
+@dataclass(frozen=True)
+class LLMSettings:
+    """The settings of the LLM reasoners (``agent``, ``hybrid``, ``som``), in one value.
+
+    ``None`` means "the default" (see `make_model`). Build it in code, from the environment at
+    the edge of a program (`from_env`), or from command-line flags (the CLI's ``--llm-*``, which
+    start from `from_env` and override it), then hand it to `make_model` or to a reasoner as
+    ``settings=``. Nothing here reads or writes the environment after it is built, so a library
+    caller's settings are exactly what it passed.
+
+    Attributes:
+        backend: one of `BACKENDS` (default ``openai``).
+        model_id: server model name, or for ``transformers`` a local directory / ``.gguf`` file.
+        api_base: server URL (``openai``/``litellm``).
+        api_key_env: name of the variable that holds the API key (default ``OPENAI_API_KEY``).
+        timeout: total deadline of one model call in seconds (default 60).
+        max_failures: failed calls in a row before the backend is not called again (default 3).
+        fallback: the reasoner that answers when the LLM fails: ``offline`` or ``none``.
+        images: whether the model takes images: ``yes``/``no``/``auto``.
+        structured: constrain steps to JSON tool calls: ``yes``/``no``/``auto``.
+        max_new_tokens: generation budget per agent step (default 256).
+    """
+
+    backend: str | None = None
+    model_id: str | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    timeout: float | None = None
+    max_failures: int | None = None
+    fallback: str | None = None
+    images: bool | str | None = None
+    structured: bool | str | None = None
+    max_new_tokens: int | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> LLMSettings:
+        """The settings the ``FLOWPATH_LLM_*`` variables (`ENV_SETTINGS`) give; unset or empty
+        ones stay ``None``.
+
+        Args:
+            environ: the variables to read (default ``os.environ``).
+
+        Raises:
+            ValueError: a number setting that is not a number, naming the variable.
+        """
+        environ = os.environ if environ is None else environ
+        casts = {"timeout": float, "max_failures": int, "max_new_tokens": int}
+        values: dict[str, Any] = {}
+        for name, var in ENV_SETTINGS.items():
+            raw = environ.get(var, "").strip()
+            if not raw:
+                continue
+            cast = casts.get(name, str)
+            try:
+                values[name] = cast(raw)
+            except ValueError:
+                raise ValueError(f"{var}={raw!r} is not a valid {cast.__name__}") from None
+        return cls(**values)
+
+    def updated(self, **values: Any) -> LLMSettings:
+        """A copy with the given settings replaced; ``None`` values leave a setting as it is
+        (an unset command-line flag)."""
+        return dataclasses.replace(self, **{k: v for k, v in values.items() if v is not None})
+
+    def model_settings(self) -> dict[str, Any]:
+        """The settings `make_model` takes, unset ones left out (``fallback`` is the reasoner's)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.name != "fallback" and getattr(self, f.name) is not None}
 
 
 def _tristate(value: bool | str | None, setting: str) -> bool | None:
@@ -56,7 +119,7 @@ def _tristate(value: bool | str | None, setting: str) -> bool | None:
         return True
     if text in _NO:
         return False
-    raise ValueError(f"{setting}={value!r}: expected yes, no or auto")
+    raise ValueError(f"LLM setting {setting}={value!r} ({ENV_SETTINGS[setting]}): expected yes, no or auto")
 
 
 def make_model(backend: str | None = None, *, model_id: str | None = None, api_base: str | None = None,
@@ -64,14 +127,12 @@ def make_model(backend: str | None = None, *, model_id: str | None = None, api_b
                max_failures: int | None = None, images: bool | str | None = None,
                structured: bool | str | None = None, temperature: float | None = 0.0,
                max_new_tokens: int | None = None, device: str | None = None, cache_dir: str | Path | None = None,
-               **kwargs: Any) -> Any:
+               settings: LLMSettings | None = None, **kwargs: Any) -> Any:
     """Build the smolagents ``Model`` for a backend, wrapped in a `GuardedModel`.
 
-    Settings not passed are read from the environment (`ENV_SETTINGS`), so the CLI's
-    ``--reasoner agent`` works without code: ``FLOWPATH_LLM_BACKEND`` (default ``openai``),
-    ``FLOWPATH_LLM_MODEL``, ``FLOWPATH_LLM_URL``, ``FLOWPATH_LLM_KEY_ENV`` (default
-    ``OPENAI_API_KEY``), ``FLOWPATH_LLM_TIMEOUT``, ``FLOWPATH_LLM_MAX_FAILURES``,
-    ``FLOWPATH_LLM_IMAGES``, ``FLOWPATH_LLM_STRUCTURED``, ``FLOWPATH_LLM_MAX_NEW_TOKENS``.
+    A setting passed as an argument wins; one not passed comes from ``settings``, which defaults
+    to `LLMSettings.from_env` (the ``FLOWPATH_LLM_*`` variables, so ``--reasoner agent`` works
+    without code). Given ``settings`` are used as they are: the environment is not read then.
 
     Args:
         backend: one of `BACKENDS`.
@@ -96,6 +157,7 @@ def make_model(backend: str | None = None, *, model_id: str | None = None, api_b
         max_new_tokens: generation budget per step (default 256).
         device: ``transformers`` only: torch device map (default ``cpu``).
         cache_dir: where converted GGUF models are kept (default ``~/.cache/flowpath/gguf``).
+        settings: the `LLMSettings` behind the arguments not passed.
         **kwargs: passed through to the smolagents model class.
 
     Returns:
@@ -107,22 +169,23 @@ def make_model(backend: str | None = None, *, model_id: str | None = None, api_b
         flowpath.errors.MissingDependencyError: the backend's package is not installed.
     """
     require("smolagents", "agent", "LLM reasoning")
-    backend = backend or _env("backend", "openai")
-    model_id = model_id or _env("model_id", None)
-    api_base = api_base or _env("api_base", None)
-    api_key_env = api_key_env or _env("api_key_env", "OPENAI_API_KEY")
-    timeout = float(timeout if timeout is not None else _env("timeout", 60.0, float))
-    max_failures = int(max_failures if max_failures is not None else _env("max_failures", 3, int))
-    max_new_tokens = int(max_new_tokens or _env("max_new_tokens", 256, int))
-    want_images = _tristate(images if images is not None else _env("images", None), ENV_SETTINGS["images"])
-    want_structured = _tristate(structured if structured is not None else _env("structured", None),
-                                ENV_SETTINGS["structured"])
+    given = LLMSettings.from_env() if settings is None else settings
+    s = given.updated(backend=backend, model_id=model_id, api_base=api_base, api_key_env=api_key_env,
+                      timeout=timeout, max_failures=max_failures, images=images, structured=structured,
+                      max_new_tokens=max_new_tokens)
+    backend, model_id, api_base = s.backend or "openai", s.model_id, s.api_base
+    api_key_env = s.api_key_env or "OPENAI_API_KEY"
+    timeout = float(s.timeout if s.timeout is not None else 60.0)
+    max_failures = int(s.max_failures if s.max_failures is not None else 3)
+    max_new_tokens = int(s.max_new_tokens or 256)
+    want_images = _tristate(s.images, "images")
+    want_structured = _tristate(s.structured, "structured")
     key = backend.strip().lower()
     if key not in BACKENDS:
         raise ValueError(f"unknown LLM backend {backend!r}; expected one of {BACKENDS}")
     if not model_id:
         raise ValueError(f"backend {key!r} needs model_id (a model name, or a local directory or .gguf file "
-                         "for transformers): pass model_id= or set FLOWPATH_LLM_MODEL")
+                         "for transformers): pass model_id= (--llm-model) or set FLOWPATH_LLM_MODEL")
     if timeout <= 0:
         raise ValueError(f"the LLM timeout must be > 0 seconds, got {timeout}")
     extra = {} if temperature is None else {"temperature": temperature}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
@@ -30,6 +30,9 @@ from flowpath.reason.text import (
     best_quoted_match,
     tokens,
 )
+
+if TYPE_CHECKING:
+    from flowpath.reason.scorer import NodeScorer
 
 QUESTION_TYPES = ("fact_retrieval", "applied_scenario", "flow_referential", "topological")
 
@@ -43,8 +46,9 @@ _FLOW = re.compile(
     r"series of|sequence of|how many steps|how many (conditional|decision)|starting from|upon (reaching|deciding|completing)|"
     r"what (steps|path)|must have|would have|zeroeth|second step|first step|led me here|leads? to)\b", re.I)
 # the actor of a story: a name ("Chen is"), a title, or a role opening a sentence ("An applicant
-# has", "The customer wants")
-_SCENARIO_PERSON = re.compile(r"(\b[A-Z][a-z]{2,}|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
+# has", "The customer wants"); a capitalised wh-word or pronoun is no actor ("What was the
+# previous step?" closes a flow question)
+_SCENARIO_PERSON = re.compile(r"(\b(?!(?:What|Which|Where|When|Who|How|Why|That|This|It|There)\b)[A-Z][a-z]{2,}|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
                               r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
 _WALK = re.compile(r"\b(how many (steps|operations|actions|nodes|decisions?|decision points|conditional|conditions|choices|checks)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
@@ -130,6 +134,12 @@ class OfflineReasoner(Reasoner):
         encoder: an explicit text encoder (any object with ``encode(list[str])`` returning
             unit vectors) instead of the packaged one; implies ``semantic``.
         blend: how similarity joins the lexical score (`SemanticBlend`).
+        learned: let the learned node scorer (`flowpath.reason.scorer`, shipped weights)
+            re-decide the rules' node set for fact, scenario and flow questions; it applies
+            only with semantic matching on (its cues include embedding similarity). Off by
+            default: trained on generated QA it gains there but loses on the benchmark's dev
+            slice (figures in the scorer's model card).
+        scorer: explicit scorer weights instead of the shipped ones (implies ``learned``).
 
     >>> from flowpath.graph import FlowChart
     >>> fc = FlowChart.from_edges([("A", "B"), ("B", "C")], {"A": "Start", "B": "Boil water", "C": "End"})
@@ -140,7 +150,8 @@ class OfflineReasoner(Reasoner):
     name = "offline"
 
     def __init__(self, *, max_gap: int = 6, anchor_threshold: float = 0.5, semantic: bool | None = None,
-                 encoder: TextEncoder | None = None, blend: SemanticBlend | None = None) -> None:
+                 encoder: TextEncoder | None = None, blend: SemanticBlend | None = None,
+                 learned: bool = False, scorer: NodeScorer | None = None) -> None:
         if max_gap < 1:
             raise ValueError(f"max_gap must be >= 1, got {max_gap}")
         if not 0.0 < anchor_threshold <= 1.0:
@@ -158,6 +169,8 @@ class OfflineReasoner(Reasoner):
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
         self._encoder = encoder
+        self.learned = True if scorer is not None else learned
+        self._scorer = scorer
         if self.semantic:  # asked for explicitly: fail now, naming the extra, not mid-batch
             self._text_encoder()
 
@@ -184,10 +197,16 @@ class OfflineReasoner(Reasoner):
         try:
             ctx = self._context(chart)
             qtype = classify_question(request.question or "", request.answer or "")
-            handler = {"topological": self._topological, "fact_retrieval": self._fact,
-                       "applied_scenario": self._scenario, "flow_referential": self._flow}[qtype]
-            ids, why = handler(ctx, request.question or "", request.answer or "")
-            ids = [i for i in dict.fromkeys(ids) if i in chart.nodes]
+            question, answer = request.question or "", request.answer or ""
+            ids, why = self._rules(ctx, qtype, question, answer)
+            scorer = self._node_scorer(ctx)
+            if scorer is not None and qtype in scorer.models and ids:
+                from flowpath.reason.scorer import node_features
+
+                cands, x = node_features(ctx, ids, self._cues(ctx, question, answer))
+                chosen = scorer.select(qtype, cands, x)
+                if chosen is not None and set(chosen) != set(ids):
+                    ids, why = chosen, why + "; the learned node scorer re-decided the set"
             if not ids:  # never return nothing when the chart has nodes: best overall match
                 ids, why = [self._best_overall(ctx, request.question or "", request.answer or "")], "fallback: best text match"
             trace: list[dict[str, Any]] = [{"step": "classify", "type": qtype}, {"step": "select", "node_ids": ids}]
@@ -195,7 +214,67 @@ class OfflineReasoner(Reasoner):
         except Exception as exc:  # per-question failure is reported, never raised
             return Reasoning([], error=f"offline reasoner failed: {type(exc).__name__}: {exc}")
 
+    def features(self, request: ReasoningRequest) -> tuple[str, list[str], list[str], Any]:
+        """What the learned node scorer sees for one statement: ``(question type, the rules'
+        node ids, candidate ids, cue matrix)`` (``training/train_node_scorer.py`` learns from
+        these). Needs semantic matching, as the scorer does."""
+        from flowpath.reason.scorer import node_features
+
+        if self._text_encoder() is None:
+            from flowpath.errors import MissingDependencyError
+            from flowpath.reason.semantic import EXTRA_HINT
+
+            raise MissingDependencyError(f"node-scorer cues need semantic matching: {EXTRA_HINT}")
+        ctx = self._context(request.chart)
+        question, answer = request.question or "", request.answer or ""
+        qtype = classify_question(question, answer)
+        ids, _ = self._rules(ctx, qtype, question, answer)
+        cands, x = node_features(ctx, ids, self._cues(ctx, question, answer))
+        return qtype, ids, cands, x
+
     # -- shared helpers -----------------------------------------------------------------------
+    def _rules(self, ctx: _ChartContext, qtype: str, question: str, answer: str) -> tuple[list[str], str]:
+        handler = {"topological": self._topological, "fact_retrieval": self._fact,
+                   "applied_scenario": self._scenario, "flow_referential": self._flow}[qtype]
+        ids, why = handler(ctx, question, answer)
+        return [i for i in dict.fromkeys(ids) if i in ctx.chart.nodes], why
+
+    def _node_scorer(self, ctx: _ChartContext) -> NodeScorer | None:
+        """The learned scorer when it applies: asked for, and the chart's index has
+        embeddings (its cues include them)."""
+        if not self.learned or ctx.index.encoder is None:
+            return None
+        if self._scorer is None:
+            from flowpath.reason.scorer import WEIGHTS, NodeScorer
+
+            if not WEIGHTS.is_file():  # a checkout without trained weights: the rules alone
+                self.learned = False
+                return None
+            self._scorer = NodeScorer.load()
+        return self._scorer
+
+    def _cues(self, ctx: _ChartContext, question: str, answer: str) -> dict[str, Any]:
+        """The statement's matches against every node, shared by the scorer's features."""
+        from flowpath.reason.branches import branch_taken
+
+        s = self._answer_scores(ctx, question, answer)
+        q = ctx.index.scores(question)
+        a = ctx.index.scores(answer) if answer.strip() else {n: (0.0, 0.0) for n in ctx.index.ids}
+        story = _story(question)
+        st = ctx.index.scores(story) if story != question else q
+        best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        settled: set[str] = set()
+        taken: set[str] = set()
+        for d in ctx.index.ids:
+            if q[d][0] >= self.settle_threshold and chart_kind(ctx, d) == "decision":
+                branch = branch_taken(ctx.chart.nodes[d].text or "", question)
+                if branch is not None:
+                    settled.add(d)
+                    taken.update(e.target for e in ctx.chart.out_edges(d) if e.condition == branch)
+        return {"answer": s, "question": q, "answer_cov": a, "story": st, "best": best,
+                "sem_q": ctx.index.similarity(question), "sem_a": ctx.index.similarity(answer),
+                "settled": settled, "taken": taken}
+
     def _context(self, chart: FlowChart) -> _ChartContext:
         # many questions share a chart: keep the last chart's index while that chart object
         # holds the same content (compared by value, so an edit in place cannot go unseen)

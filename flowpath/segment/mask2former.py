@@ -27,6 +27,7 @@ import numpy as np
 from flowpath.errors import require
 from flowpath.geometry import Region
 from flowpath.models.base import Segmenter
+from flowpath.models.hf import quiet_from_pretrained
 from flowpath.segment.postprocess import polygon_of_contour, region_from_polygon, resolve_overlaps
 
 logger = logging.getLogger(__name__)
@@ -90,24 +91,6 @@ def pad_to_multiple(image: np.ndarray, multiple: int = 32, value: int = 255) -> 
     return np.pad(image, pad, constant_values=value)
 
 
-def _quiet_from_pretrained(cls: Any, path: Path) -> Any:
-    """``cls.from_pretrained(path)`` without transformers' load-time chatter: a weights progress
-    bar, and a warning that a ResNet backbone "may not be compatible" (it is; our checkpoints
-    are trained with it) that would otherwise greet every CLI run."""
-    from transformers.utils import logging as hf_logging
-
-    verbosity = hf_logging.get_verbosity()
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    try:
-        return cls.from_pretrained(str(path), local_files_only=True, use_safetensors=True)
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
-
-
 class Mask2FormerSegmenter(Segmenter):
     """Segments nodes with a Mask2Former checkpoint saved by ``training/train_segmenter.py``.
 
@@ -148,7 +131,7 @@ class Mask2FormerSegmenter(Segmenter):
                                     "training/train_segmenter.py" if model_dir is None else ""))
             if not any(path.glob("*.safetensors")):
                 raise ValueError(f"{path}: no .safetensors weights (pickle checkpoints are not loaded)")
-            model = _quiet_from_pretrained(Mask2FormerForUniversalSegmentation, path)
+            model = quiet_from_pretrained(Mask2FormerForUniversalSegmentation, path)
             processor = Mask2FormerImageProcessorPil.from_pretrained(str(path), local_files_only=True)
             if (path / INFERENCE_FILE).is_file():
                 settings = json.loads((path / INFERENCE_FILE).read_text(encoding="utf-8"))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+import networkx as nx
 import pytest
 
-from flowpath.graph import FlowChart
+from flowpath.graph import Edge, FlowChart, Node
 from flowpath.graph import tools as gt
 from flowpath.graph.tools import ToolInputError
 from flowpath.mermaid import parse_mermaid
@@ -185,3 +186,58 @@ def test_ambiguous_partial_branch_is_an_error():
     with pytest.raises(ToolInputError, match="ambiguous"):
         gt.next_hop(fc, "A", "price")
     assert gt.next_hop(fc, "A", "cheap") == "B"
+
+
+def _every_answer(chart: FlowChart) -> dict:
+    """One call of every cached tool, as a fresh chart would answer it."""
+    return {
+        "anc": gt.get_ancestors(chart, "H", include_statements=True),
+        "desc": gt.get_descendants(chart, "A", levels=2),
+        "max_in": gt.max_in_degree(chart), "max_out": gt.max_out_degree(chart),
+        "bfs": gt.bfs(chart, None, {"C": "yes", "D": "out of stock"}, include_statements=True),
+        "dfs": gt.dfs(chart), "path": gt.path_between(chart, "A", "H", {"D": "yes"}),
+        "short": gt.shortest_path(chart, "A", "H"), "starts": gt.start_nodes(chart),
+        "out": gt.get_out_edges(chart, "D"), "hop": gt.next_hop(chart, "D", "no"),
+    }
+
+
+@pytest.mark.parametrize("change", [
+    lambda c: c.add_edge(Edge("A", "F")),  # a shortcut: shorter paths, a new in-degree maximum
+    lambda c: c.replace_edge(Edge("D", "F", "Yes"), Edge("D", "G", "Yes")),  # a relabelled branch
+    lambda c: c.replace_edge(Edge("D", "G", "Out of stock"), Edge("D", "G", "No")),
+    lambda c: c.remove_node("G"),
+    lambda c: c.add_node(Node("H", "Finished", "stadium")),  # new text only
+    lambda c: c.add_node(Node("Z", "Start", "stadium")),  # a second start node
+    lambda c: c.graph.add_edge("E", "H", label="give up"),  # networkx's own mutator
+    lambda c: nx.set_edge_attributes(c.graph, {("D", "G", k): "No" for k in c.graph["D"]["G"]}, "label"),
+])
+def test_kept_answers_follow_every_change(chart, change):
+    """The stale-cache check: ask everything (so it is kept), change the chart, ask again: the
+    answers equal those of a chart built fresh with the change."""
+    _every_answer(chart)
+    change(chart)
+    fresh = FlowChart.from_dict(chart.to_dict())
+    try:
+        expected = _every_answer(fresh)
+    except ToolInputError:  # the change removed a node the questions name
+        with pytest.raises(ToolInputError):
+            _every_answer(chart)
+        return
+    assert _every_answer(chart) == expected
+
+
+def test_answers_are_copies(chart):
+    gt.bfs(chart).append("Z")
+    gt.get_ancestors(chart, "H").clear()
+    gt.start_nodes(chart).append("Z")
+    assert gt.bfs(chart) == ["A", "B", "C", "D", "E", "F", "G", "H"]
+    assert gt.get_ancestors(chart, "H") == ["F", "G", "D", "C", "B", "A", "E"]
+    assert gt.start_nodes(chart) == ["A"]
+
+
+def test_equal_keys_of_other_types_are_not_confused():
+    fc = FlowChart.from_edges([("1", "2"), ("2", "3")])
+    assert gt.bfs(fc, "1", {"1": "2"}) == ["1", "2", "3"]
+    assert gt.bfs(fc, 1, {1: "2"}) == ["1", "2", "3"]  # an int id is read as its string
+    with pytest.raises(ToolInputError):
+        gt.bfs(fc, "1", {True: "2"})  # True == 1, yet a bool is no node id

@@ -1,6 +1,7 @@
 """``--engine ray`` (`flowpath.distributed`) on a real local Ray cluster: the same records as
 the local engine, bad items recorded, resume, a job killed with SIGKILL and rerun, a crashed
-actor retried, the CLI with Parquet in and out, and Ray kept out of the local engine."""
+actor retried, the CLI with Parquet in and out, ``s3://`` images from a local S3 server, and
+Ray kept out of the local engine. (Whole-dev-slice equality: ``eval/ray_equality.py``.)"""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ from flowpath.reason import OfflineReasoner
 from tests.markers import FEBENCH_DEV, REPO_ROOT, require_febench
 from tests.pipeline.helpers import BoxSegmenter, ChainTranscriber, draw_chart
 from tests.pipeline.test_batch import folder  # noqa: F401 - the shared fixture
+from tests.pipeline.test_image_uris import (
+    HAVE_MOTO,
+    require_moto,
+    same_answers,
+    serve_object_store,
+)
 
 ray = pytest.importorskip("ray", reason="needs ray (flowpath[ray])")
 
@@ -38,10 +45,23 @@ TIMING_KEYS = ("timings",)
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def object_store():
+    """moto's S3 server on 127.0.0.1 when moto[server] is installed (else None), started
+    before the cluster so that its workers get the endpoint and the test-only keys."""
+    if not HAVE_MOTO:
+        yield None
+        return
+    with serve_object_store() as store:
+        yield store
+
+
+@pytest.fixture(scope="module")
+def cluster(object_store):
     """One local two-CPU Ray cluster for the module; its workers import this checkout."""
+    env = {"PYTHONPATH": str(REPO_ROOT), "OMP_NUM_THREADS": "1",
+           **(object_store.env if object_store else {})}
     ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING",
-             runtime_env={"env_vars": {"PYTHONPATH": str(REPO_ROOT), "OMP_NUM_THREADS": "1"}})
+             runtime_env={"env_vars": env})
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
 
@@ -189,6 +209,29 @@ def test_crashed_actor_is_restarted_and_its_image_retried(cluster, tmp_path):
     assert marker.exists()  # an actor did die
     assert summary["failed"] == 0 and summary["questions"] == 3
     assert sorted(r["id"] for r in read_records(tmp_path / "out")) == ["q0", "q1", "q2"]
+
+
+@pytest.mark.slow  # 30-60 s on 2 loaded cores
+@require_moto
+def test_ray_reads_s3_images(object_store, cluster, folder, tmp_path, monkeypatch):  # noqa: F811
+    images, qpath = folder
+    uri = object_store.upload(images, "ray")
+    run_attribute(make_fp(), images, tmp_path / "local", questions=qpath, progress=False)
+    dist = run_attribute_ray(make_fp, uri, tmp_path / "ray", questions=qpath,
+                             pool=ActorPool(actors=2), progress=False)
+    recs = read_records(tmp_path / "ray")
+    same_answers(read_records(tmp_path / "local"), recs)
+    assert dist["failed"] == 5
+    errors = {r["id"]: r["error"] for r in recs if r["error"]}
+    assert errors["broken_0"].startswith(f"{uri}/broken.png: ")
+    assert errors["ghost"].startswith(f"{uri}/nowhere.png: no such file or object")
+    assert all(r["source"].startswith(uri + "/") for r in recs if not r["error"])
+    # flowpath parse lists the folder on the driver, which reads the same environment
+    for k, v in object_store.env.items():
+        monkeypatch.setenv(k, v)
+    parsed = run_parse_ray(make_fp, uri, tmp_path / "parse", pool=ActorPool(actors=2),
+                           progress=False)
+    assert parsed["images"] == 4 and parsed["failed"] == 1
 
 
 def test_parse_on_ray_writes_the_local_layout(cluster, folder, tmp_path):  # noqa: F811

@@ -7,6 +7,7 @@ OpenAI client and smolagents agent talk to them.
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -139,16 +140,18 @@ def test_cli_llm_flags_reach_the_backend(server, tmp_path, monkeypatch):
     if not FEBENCH_DEV.is_dir():
         pytest.skip("needs ../shared/data/febench_dev")
     from flowpath.cli import main
-    from flowpath.commands.common import LLM_FLAGS
+    from flowpath.reason.backends import ENV_SETTINGS
 
-    for var, _ in LLM_FLAGS.values():  # the flags set these; leave the test process as it was
+    for var in ENV_SETTINGS.values():  # the flags alone configure the LLM
         monkeypatch.delenv(var, raising=False)
+    environ_before = dict(os.environ)
     srv = server("fail")
     rc = main(["-q", "eval", "attribution", "--bench", str(FEBENCH_DEV), "--oracle", "--reasoner", "agent",
                "--limit", "3", "--no-progress", "--llm-backend", "openai", "--llm-model", "m", "--llm-url", srv.url,
                "--llm-max-failures", "1", "--llm-timeout", "5", "--llm-fallback", "offline",
                "--out", str(tmp_path)])
     assert rc == 0
+    assert dict(os.environ) == environ_before  # the flags went to the reasoner, not the process
     assert srv.hits == 1  # --llm-max-failures 1: one failed call, then no more
     import json
 

@@ -101,3 +101,113 @@ def test_an_elbowed_back_edge_up_the_page_is_traced(transcriber):
 
     tr = transcriber([_chart(draw)])[0]
     assert _edges(tr) == {("A", "B"), ("B", "A")}
+
+
+# -- sketches (issue 21): heads drawn as an open 'v' or left out, arrows stopping short ----------
+
+def _sketch(boxes: dict[str, tuple[int, int, int, int]], size: tuple[int, int],
+            draw_connectors) -> LabelledChart:  # type: ignore[no-untyped-def]
+    """Pen-drawn boxes (wobbly outlines, one word each) on off-white paper; connectors drawn by
+    ``draw_connectors(ImageDraw, rng)``."""
+    rng = np.random.default_rng(7)
+    img = Image.new("RGB", size, (250, 249, 244))
+    d = ImageDraw.Draw(img)
+    for name, (x0, y0, x1, y1) in boxes.items():
+        corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        for a, b in zip(corners, corners[1:] + corners[:1], strict=True):
+            _pen(d, a, b, rng)
+        d.text((x0 + 16, y0 + 18), f"step {name.lower()}", fill=(20, 20, 30), font=_font(20))
+    draw_connectors(d, rng)
+    arr = np.array(img)
+    regions = {name: Region((x0 - 2.0, y0 - 2.0, x1 + 2.0, y1 + 2.0)) for name, (x0, y0, x1, y1) in boxes.items()}
+    return LabelledChart(arr, arr, regions)
+
+
+def _pen(d: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float], rng: np.random.Generator,
+         width: int = 2) -> None:
+    """A pen stroke from a to b drifting a pixel or two sideways (both ends stay put)."""
+    t = np.linspace(0, 1, 9)
+    pts = np.outer(1 - t, a) + np.outer(t, b)
+    normal = np.array([a[1] - b[1], b[0] - a[0]], float)
+    normal /= max(float(np.hypot(*normal)), 1e-6)
+    drift = np.cumsum(rng.normal(0, 0.5, len(t)))
+    drift -= np.linspace(drift[0], drift[-1], len(t))
+    pts = pts + np.outer(drift, normal)
+    d.line([tuple(p) for p in pts], fill=(20, 20, 30), width=width, joint="curve")
+
+
+def _open_v(d: ImageDraw.ImageDraw, tip: tuple[float, float], frm: tuple[float, float]) -> None:
+    """An open 'v' arrowhead at ``tip`` for a line coming from ``frm``: two short strokes."""
+    v = np.subtract(tip, frm)
+    v = v / np.hypot(*v)
+    n = np.array([-v[1], v[0]])
+    for side in (1, -1):
+        d.line([tip, tuple(np.asarray(tip) - 12 * v + side * 7 * n)], fill=(20, 20, 30), width=2)
+
+
+def test_a_sketched_left_right_chart_without_arrowheads_reads_left_to_right(transcriber):
+    # four boxes in a row, as drawn by hand (not quite aligned), joined by plain lines: no
+    # head anywhere, so the chart's flow (left to right) gives every direction
+    boxes = {"A": (20, 70, 150, 130), "B": (230, 52, 360, 112), "C": (440, 80, 570, 140), "D": (650, 60, 780, 120)}
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        for (_, a), (_, b) in zip(list(boxes.items()), list(boxes.items())[1:], strict=False):
+            y = (max(a[1], b[1]) + min(a[3], b[3])) / 2
+            _pen(d, (a[2] + 3, y), (b[0] - 3, y), rng)
+
+    tr = transcriber([_sketch(boxes, (800, 200), draw)])[0]
+    assert _edges(tr) == {("A", "B"), ("B", "C"), ("C", "D")}
+
+
+def test_a_bottom_to_top_chart_reads_upwards_where_a_head_is_missing(transcriber):
+    # Mermaid's BT: two arrows with heads point up the page; the third has lost its head
+    boxes = {"A": (120, 420, 300, 480), "B": (120, 260, 300, 320), "C": (120, 100, 300, 160), "D": (120, 10, 300, 60)}
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        for lo, hi, head in (("A", "B", True), ("B", "C", True), ("C", "D", False)):
+            x, y0, y1 = 210, boxes[lo][1] - 3, boxes[hi][3] + 3
+            _pen(d, (x, y0), (x, y1 + (14 if head else 0)), rng)
+            if head:
+                d.polygon([(x, y1), (x - 8, y1 + 14), (x + 8, y1 + 14)], fill=(20, 20, 30))
+
+    tr = transcriber([_sketch(boxes, (420, 500), draw)])[0]
+    assert _edges(tr) == {("A", "B"), ("B", "C"), ("C", "D")}
+
+
+def test_an_arrow_that_starts_well_short_of_its_source_is_followed(transcriber):
+    # the pen starts 26 px below A (more than a text line) and runs into B
+    boxes = {"A": (120, 20, 300, 80), "B": (120, 220, 300, 280)}
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        _pen(d, (210, 108), (210, 214), rng)
+        _open_v(d, (210, 217), (210, 108))
+
+    tr = transcriber([_sketch(boxes, (420, 320), draw)])[0]
+    assert _edges(tr) == {("A", "B")}
+
+
+def test_a_hand_drawn_render_of_a_known_graph_comes_back_with_every_edge(transcriber):
+    # a decision with two branches that meet again and a loop back: open 'v' heads, a missing
+    # head, a line that stops short of its source, wobbly strokes throughout
+    boxes = {"A": (230, 20, 390, 80), "B": (230, 170, 390, 230), "C": (40, 330, 200, 390),
+             "D": (420, 330, 580, 390), "E": (230, 490, 390, 550)}
+    gold = {("A", "B"), ("B", "C"), ("B", "D"), ("C", "E"), ("D", "E"), ("E", "B")}
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        _pen(d, (310, 83), (310, 166), rng)                       # A -> B, open head
+        _open_v(d, (310, 167), (310, 83))
+        _pen(d, (240, 233), (130, 326), rng)                      # B -> C, open head
+        _open_v(d, (130, 327), (240, 233))
+        _pen(d, (380, 233), (490, 327), rng)                      # B -> D, no head at all
+        _pen(d, (120, 393 + 24), (280, 486), rng)                 # C -> E, starts short of C
+        _open_v(d, (280, 487), (120, 417))
+        _pen(d, (500, 393), (340, 486), rng)                      # D -> E, open head
+        _open_v(d, (340, 487), (500, 393))
+        # E -> B: out of E's right side, up the page, into B's right side, open head
+        _pen(d, (393, 520), (620, 520), rng)
+        _pen(d, (620, 520), (620, 200), rng)
+        _pen(d, (620, 200), (394, 200), rng)
+        _open_v(d, (393, 200), (620, 200))
+
+    tr = transcriber([_sketch(boxes, (660, 580), draw)])[0]
+    assert _edges(tr) == gold

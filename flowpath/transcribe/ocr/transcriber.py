@@ -305,6 +305,8 @@ class OCRTranscriber(Transcriber):
         mass = np.where(core, page.bg_dist, 0)
         components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio, mass)
         comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h)
+        comp, components = cx.reach_short_ends(comp, components, page.contact_owner, dist, line_h,
+                                               2.0 * line_h, self.arrow_ratio)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             # the connector piece covering most of the box (its centre pixel can be a hole
             # where the box touches a node's margin)
@@ -371,8 +373,9 @@ class OCRTranscriber(Transcriber):
                 problems.append(f"node {letter}: no readable text")
             fc.add_node(Node(letter, node_texts[i], nodes.shapes.get(i, "rect")))
         seen: set[tuple[str, str, str | None]] = set()
+        flow = cx.chart_flow(components, page.regions)
         for k in sorted(components):
-            edges, notes = cx.component_edges(components[k], page.regions, page.letters)
+            edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow)
             problems.extend(notes)
             edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
             assigned = cx.assign_labels(components[k], boxes, page.regions, edges)

@@ -1,0 +1,353 @@
+"""Photos of a drawing on paper: find the page, rectify it, clean it, segment it, map back.
+
+A phone photo of a hand-drawn (or printed) chart shows the sheet in perspective on a desk,
+under uneven light, often on lined or squared paper. The classical segmenter's passes look for
+closed, text-holding shapes, and on such a photo the sheet itself is one (a bright convex blob
+holding ink), grid cells are others, and a shadow splits a node's interior. So, before
+segmentation:
+
+1. **Page.** The desk is what the image border shows; pixels whose colour is far from it (Lab
+   distance, Otsu split) and bright form the sheet. Its largest blob, holes filled, must be a
+   convex quadrilateral (four corners of its hull, the blob filling it) covering a good part of
+   the frame; otherwise the image is not a photo of a page and nothing here applies.
+2. **Rectify.** The quad is warped to an upright rectangle of its own size (OpenCV
+   ``getPerspectiveTransform``), a small inset leaving out the sheet's edge.
+3. **Clean.** Uneven light is divided out (a grey closing wider than any stroke, then a blur,
+   is the local paper brightness), paper ruling is removed (in the rectified page it runs along
+   rows or columns: long, thin, fainter than the pen), and what is left is drawn as dark ink on
+   a flat white page.
+4. **Segment** the cleaned page with the classical segmenter and **map back**: every region's
+   outline goes through the inverse homography into the original photo's pixels, where its box
+   and mask are rebuilt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from flowpath.geometry import Region
+from flowpath.segment.postprocess import region_from_polygon
+
+if TYPE_CHECKING:
+    from flowpath.segment.classical import ClassicalSegmenter
+
+#: the long side of the copy the page is looked for on (its outline is large and smooth)
+PAGE_SEARCH_SIDE = 480
+
+
+@dataclass(frozen=True)
+class Page:
+    """A sheet of paper found in a photo.
+
+    Attributes:
+        corners: ``(4, 2)`` float array, the sheet's corners in original pixels, clockwise from
+            top-left.
+        size: ``(width, height)`` of the rectified page in pixels.
+        homography: ``3x3`` map from original pixels to rectified-page pixels.
+    """
+
+    corners: np.ndarray
+    size: tuple[int, int]
+    homography: np.ndarray
+
+    def to_original(self, points: np.ndarray) -> np.ndarray:
+        """Rectified-page points ``(n, 2)`` mapped into the original photo's pixels."""
+        import cv2
+
+        pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, np.linalg.inv(self.homography)).reshape(-1, 2)
+
+    def to_page(self, points: np.ndarray) -> np.ndarray:
+        """Original-photo points ``(n, 2)`` mapped into the rectified page's pixels."""
+        import cv2
+
+        pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+
+
+def _order_corners(pts: np.ndarray) -> np.ndarray:
+    """Four points ordered top-left, top-right, bottom-right, bottom-left."""
+    pts = np.asarray(pts, np.float64).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(ang)]  # clockwise in image coordinates (y down), starting anywhere
+    start = int(np.argmin(pts.sum(axis=1)))  # top-left: smallest x + y
+    return np.roll(pts, -start, axis=0)
+
+
+def _quad_of(blob: np.ndarray) -> np.ndarray | None:
+    """Four corners of a blob that is a (convex) quadrilateral, or None.
+
+    The hull is reduced to four vertices, then each side is refitted as a straight line through
+    the blob's outline between its corners (robust to the corners a filter rounded off) and
+    adjacent sides are intersected."""
+    import cv2
+
+    cs, _ = cv2.findContours(blob.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cs:
+        return None
+    contour = max(cs, key=cv2.contourArea)
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    approx = None
+    for frac in (0.01, 0.02, 0.03, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, frac * perimeter, True)
+        if len(approx) <= 4:
+            break
+    if approx is None or len(approx) != 4:
+        return None
+    corners = _order_corners(approx.reshape(4, 2))
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    lines = []
+    for i in range(4):
+        a, b = corners[i], corners[(i + 1) % 4]
+        side = b - a
+        length = float(np.hypot(*side))
+        if length < 4:
+            return None
+        # outline points near this side, away from its two corners
+        t = ((pts - a) @ side) / length**2
+        off = np.abs((pts - a) @ np.array([-side[1], side[0]]) / length)
+        sel = pts[(t > 0.1) & (t < 0.9) & (off < max(3.0, 0.05 * length))]
+        if len(sel) < 5:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(sel.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    out = []
+    for i in range(4):
+        (p0, d0), (p1, d1) = lines[i - 1], lines[i]
+        m = np.array([d0, -d1]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        s, _ = np.linalg.solve(m, p1 - p0)
+        out.append(p0 + s * d0)
+    return np.array(out)
+
+
+def _side_contrast(lab: np.ndarray, quad: np.ndarray, offset: float = 3.0) -> float:
+    """The weakest of a quadrilateral's four sides, as the median Lab distance between the
+    colours just inside and just outside it (a sheet's edge is a step all the way round)."""
+    h, w = lab.shape[:2]
+    centre = quad.mean(axis=0)
+    worst = np.inf
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        side = b - a
+        normal = np.array([-side[1], side[0]]) / max(float(np.hypot(*side)), 1e-6)
+        if normal @ (centre - a) < 0:
+            normal = -normal  # pointing inside
+        t = np.linspace(0.1, 0.9, 24)[:, None]
+        on = a + t * side
+        inner = np.rint(on + offset * normal).astype(int)
+        outer = np.rint(on - offset * normal).astype(int)
+        ok = ((inner >= 0) & (inner < [w, h]) & (outer >= 0) & (outer < [w, h])).all(axis=1)
+        if ok.sum() < 6:
+            return 0.0  # the side runs along or off the frame: no sheet edge in view there
+        step = np.linalg.norm(lab[inner[ok, 1], inner[ok, 0]] - lab[outer[ok, 1], outer[ok, 0]], axis=1)
+        worst = min(worst, float(np.median(step)))
+    return worst
+
+
+def _otsu_sheet(small: np.ndarray, lab: np.ndarray) -> np.ndarray | None:
+    """Pixels far (Otsu) from the desk colour the image border shows."""
+    import cv2
+
+    ring = np.concatenate([lab[:3].reshape(-1, 3), lab[-3:].reshape(-1, 3),
+                           lab[:, :3].reshape(-1, 3), lab[:, -3:].reshape(-1, 3)])
+    dist = np.linalg.norm(lab - np.median(ring, axis=0), axis=2)
+    _, fore = cv2.threshold(np.clip(dist * 2, 0, 255).astype(np.uint8), 0, 1,
+                            cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return fore if fore.any() else None
+
+
+def _grabcut_sheet(small: np.ndarray, lab: np.ndarray) -> np.ndarray | None:
+    """Foreground of OpenCV's GrabCut started from "everything but a thin border" (colour
+    models of desk and sheet, for desks close to the paper's colour)."""
+    import cv2
+
+    h, w = small.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    models = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.grabCut(np.ascontiguousarray(small), mask, (3, 3, w - 6, h - 6), models[0], models[1], 4,
+                cv2.GC_INIT_WITH_RECT)
+    fore = ((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)).astype(np.uint8)
+    return fore if fore.any() else None
+
+
+def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.97,
+              min_fill: float = 0.93, min_step: float = 9.0, max_chroma: float = 20.0
+              ) -> Page | None:
+    """The sheet of paper in a photo, or None when there is no such sheet in full view.
+
+    Two ways to split sheet from desk are tried, the cheap one first: pixels far from the
+    border's colour (Otsu), then GrabCut. A split is accepted when its largest blob is a
+    convex quadrilateral of the right size whose four sides are all colour steps, and its
+    colour is near-neutral and lighter than the rest (paper on a desk).
+
+    Args:
+        image: RGB uint8.
+        min_area, max_area: share of the frame the sheet's quadrilateral may cover (a page that
+            fills the frame is a scan: nothing to cut away).
+        min_fill: share of the quadrilateral the sheet's blob must cover, and vice versa (a
+            sheet is convex and four-cornered; a chart's ink on a plain background is neither).
+        min_step: least median Lab step across each of the four sides.
+        max_chroma: most Lab chroma (8-bit units) of the sheet's median colour (off-white
+            paper under warm or cool light stays well under it).
+    """
+    import cv2
+
+    from flowpath.segment.postprocess import fill_holes
+
+    H, W = image.shape[:2]
+    f = PAGE_SEARCH_SIDE / max(H, W)
+    small = cv2.resize(image, (max(8, round(W * f)), max(8, round(H * f))), interpolation=cv2.INTER_AREA)
+    if min(small.shape[:2]) < 32:
+        return None
+    # strokes, text and ruling are thin at this size: a median filter leaves sheet and desk
+    small = cv2.medianBlur(small, 5)
+    lab = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    for split in (_otsu_sheet, _grabcut_sheet):
+        fore = split(small, lab)
+        if fore is None:
+            continue
+        fore = cv2.morphologyEx(cv2.morphologyEx(fore, cv2.MORPH_CLOSE, k), cv2.MORPH_OPEN, k)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fore, connectivity=4)
+        if n < 2:
+            continue
+        blob = fill_holes((labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8))
+        quad = _quad_of(blob)
+        if quad is None:
+            continue
+        quad_area = cv2.contourArea(quad.astype(np.float32))
+        area = float(blob.sum())
+        if not (min_area * h * w <= quad_area <= max_area * h * w
+                and min_fill * quad_area <= area <= quad_area / min_fill):
+            continue
+        if _side_contrast(lab, quad) < min_step:
+            continue
+        # paper: near-neutral and lighter than what lies around it (a coloured frame or
+        # subgraph box on a chart's own page is neither)
+        inside, outside = np.median(lab[blob > 0], axis=0), np.median(lab[blob == 0], axis=0)
+        if inside[0] <= outside[0] or np.hypot(inside[1] - 128, inside[2] - 128) > max_chroma:
+            continue
+        return _page_from_corners(_order_corners(quad / f))
+    return None
+
+
+def _page_from_corners(corners: np.ndarray, scale: float = 1.0) -> Page:
+    """The `Page` whose rectified size keeps the longer of each pair of opposite sides, times
+    ``scale``."""
+    import cv2
+
+    tl, tr, br, bl = corners
+    pw = round(scale * max(np.linalg.norm(tr - tl), np.linalg.norm(br - bl)))
+    ph = round(scale * max(np.linalg.norm(bl - tl), np.linalg.norm(br - tr)))
+    dst = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32)
+    hom = cv2.getPerspectiveTransform(corners.astype(np.float32), dst).astype(np.float64)
+    return Page(corners=corners, size=(pw, ph), homography=hom)
+
+
+def rectify(image: np.ndarray, page: Page) -> np.ndarray:
+    """The sheet warped to an upright rectangle of ``page.size``."""
+    import cv2
+
+    return cv2.warpPerspective(image, page.homography, page.size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Paper ruling of a rectified page, ``(horizontal, vertical)``: faint ink on runs at least
+    ``length`` long that join into lines across ``span`` of the page's width (height). A node's
+    side or a connector is as straight, but it stops where the drawing does."""
+    import cv2
+
+    m = (contrast > weak).astype(np.uint8)
+    out = []
+    for kernel, axis in (((length, 1), cv2.CC_STAT_WIDTH), ((1, length), cv2.CC_STAT_HEIGHT)):
+        runs = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, kernel))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
+        full = m.shape[1] if axis == cv2.CC_STAT_WIDTH else m.shape[0]
+        keep = np.zeros(n, bool)
+        keep[1:] = stats[1:, axis] >= span * full
+        out.append(keep[labels])
+    return out[0], out[1]
+
+
+def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.06,
+               floor: float = 0.1) -> np.ndarray:
+    """Dark ink on a flat white page: light divided out, ruling and the sheet's edge removed.
+
+    Args:
+        page_image: RGB uint8, a rectified sheet.
+        margin: share of each side blanked along the sheet's edge (desk left in by the
+            corner estimate, the sheet's own shadowed rim).
+        weak: contrast above which a pixel may be ruling.
+        floor: contrast under which a pixel is paper (JPEG and sensor noise, paper texture).
+    """
+    from flowpath.segment.strokes import page_contrast
+
+    h, w = page_image.shape[:2]
+    c = page_contrast(page_image)
+    rows, cols = _ruling(c, weak, max(40, min(h, w) // 6))
+    lines = rows | cols
+    if lines.mean() > 0.005:
+        # ruled or squared paper: its lines are fainter than the pen. On them, keep only what is
+        # clearly darker than the ruling itself (a pen stroke crossing a line); where two lines
+        # cross, the paper is darkened twice
+        ruling = float(np.median(c[lines]))
+        pen = float(np.percentile(c, 99.5))
+        if ruling < 0.5 * pen:
+            import cv2
+
+            k = np.ones((3, 3), np.uint8)
+            near_rows = cv2.dilate(rows.astype(np.uint8), k).astype(bool)
+            near_cols = cv2.dilate(cols.astype(np.uint8), k).astype(bool)
+            limit = np.where(near_rows & near_cols, 2.4 * ruling, 1.6 * ruling)
+            c = np.where((near_rows | near_cols) & (c < np.maximum(0.3, limit)), 0.0, c)
+    c = np.where(c < floor, 0.0, c)
+    top = max(float(np.percentile(c[c > 0], 95)) if (c > 0).any() else 1.0, 0.3)
+    v = np.clip((c - floor) / (top - floor), 0.0, 1.0)
+    out = (255 - np.rint(v * 255)).astype(np.uint8)
+    my, mx = max(2, round(margin * h)), max(2, round(margin * w))
+    out[:my] = 255
+    out[-my:] = 255
+    out[:, :mx] = 255
+    out[:, -mx:] = 255
+    return np.repeat(out[..., None], 3, axis=2)
+
+
+def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bool = True,
+                 upscale: float = 1.0) -> tuple[list[Region], str] | None:
+    """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found.
+
+    Args:
+        segmenter: segments the rectified, cleaned sheet.
+        image: RGB uint8 photo.
+        passes: run the segmenter's stroke and colour passes on the cleaned sheet (it looks
+            like a clean render, but its outlines are a pen's).
+        upscale: the sheet is rectified at this many pixels per photo pixel (within the
+            segmenter's ``max_pixels``): a blurred pen line, and the paper between a word and
+            the outline it nearly touches, then span more than the few pixels the flat pass
+            compares, but glyph counters and hachure strips grow into false nodes too. On
+            the three photo tuning sets (490 nodes) 1.25 found 3 nodes more than 1 at the
+            same precision, 1.5 found 18 more at precision 0.938 (0.897 on photo_tune3):
+            the default stays 1 (see docs/segmentation.md).
+    """
+    page = find_page(image)
+    if page is None:
+        return None
+    w, h = page.size
+    scale = min(upscale, float(np.sqrt(segmenter.max_pixels / max(w * h, 1))))
+    if scale != 1.0:
+        page = _page_from_corners(page.corners, scale)
+    regions, reason = segmenter.segment(clean_page(rectify(image, page)), passes=passes)
+    H, W = image.shape[:2]
+    back = [region_from_polygon([tuple(p) for p in page.to_original(np.asarray(r.polygon))], H, W,
+                                r.score, with_mask=segmenter.with_masks) for r in regions]
+    return back, reason
