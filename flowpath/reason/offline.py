@@ -99,9 +99,14 @@ class _ChartContext:
     """Per-chart precomputation shared by all questions about one chart."""
 
     def __init__(self, chart: FlowChart, encoder: TextEncoder | None = None,
-                 blend: SemanticBlend | None = None) -> None:
+                 blend: SemanticBlend | None = None, statement: list[str] | None = None) -> None:
         self.chart = chart
-        self.index = NodeIndex.build([(n.id, n.text or n.id) for n in chart], encoder=encoder, blend=blend)
+        items = [(n.id, n.text or n.id) for n in chart]
+        if encoder is not None and statement:
+            # the chart's nodes and its first statement in one call: the encoder packs them
+            # into one forward pass, which costs about as much as the nodes alone
+            encoder.encode([t for _, t in items] + statement)
+        self.index = NodeIndex.build(items, encoder=encoder, blend=blend)
         self.g = chart.to_networkx()
         self.ug = self.g.to_undirected(as_view=True)
         # position along the flow: hop distance from the start node(s); used to order anchors
@@ -195,9 +200,9 @@ class OfflineReasoner(Reasoner):
         if len(chart) == 0:
             return Reasoning([], reason="the chart has no nodes", error="empty chart")
         try:
-            ctx = self._context(chart)
-            qtype = classify_question(request.question or "", request.answer or "")
             question, answer = request.question or "", request.answer or ""
+            ctx = self._context(chart, question, answer)
+            qtype = classify_question(question, answer)
             ids, why = self._rules(ctx, qtype, question, answer)
             scorer = self._node_scorer(ctx)
             if scorer is not None and qtype in scorer.models and ids:
@@ -225,8 +230,8 @@ class OfflineReasoner(Reasoner):
             from flowpath.reason.semantic import EXTRA_HINT
 
             raise MissingDependencyError(f"node-scorer cues need semantic matching: {EXTRA_HINT}")
-        ctx = self._context(request.chart)
         question, answer = request.question or "", request.answer or ""
+        ctx = self._context(request.chart, question, answer)
         qtype = classify_question(question, answer)
         ids, _ = self._rules(ctx, qtype, question, answer)
         cands, x = node_features(ctx, ids, self._cues(ctx, question, answer))
@@ -275,13 +280,19 @@ class OfflineReasoner(Reasoner):
                 "sem_q": ctx.index.similarity(question), "sem_a": ctx.index.similarity(answer),
                 "settled": settled, "taken": taken}
 
-    def _context(self, chart: FlowChart) -> _ChartContext:
+    def _context(self, chart: FlowChart, question: str, answer: str) -> _ChartContext:
+        """The chart's index, with the statement's texts embedded up front: the rules ask for
+        them one at a time, and one forward pass for all of them costs about as much as one."""
+        statement = [t for t in dict.fromkeys((question, answer, _story(question))) if t.strip()]
         # many questions share a chart: keep the last chart's index while that chart object
         # holds the same content (compared by value, so an edit in place cannot go unseen)
         content = chart.to_dict()
         if self._cache is not None and self._cache[0] is chart and self._cache[1] == content:
-            return self._cache[2]
-        ctx = _ChartContext(chart, self._text_encoder(), self.blend)
+            ctx = self._cache[2]
+            if ctx.index.encoder is not None:
+                ctx.index.encoder.encode(statement)
+            return ctx
+        ctx = _ChartContext(chart, self._text_encoder(), self.blend, statement)
         self._cache = (chart, content, ctx)
         return ctx
 

@@ -323,6 +323,24 @@ def test_packaged_encoder_embeds_unit_vectors_and_ranks_paraphrases():
 
 
 @require_semantic
+def test_packed_encoding_gives_each_text_its_own_vector(tmp_path):
+    """Texts share a forward pass without padding: a text's vector must not depend on the texts
+    packed beside it or on where a pack boundary falls."""
+    from flowpath.reason.semantic import SentenceEncoder, packaged_model_dir
+
+    texts = ["Reject the application", "Yes",
+             "Chen is following this procedure. The score is 720, above 600. What comes next?",
+             "the applicant is turned down", ""]
+    alone = SentenceEncoder(packaged_model_dir())
+    one_by_one = np.stack([alone.encode([t])[0] for t in texts])
+    for pack_tokens in (128, 512):  # several packs / a single pack
+        enc = SentenceEncoder(packaged_model_dir(), pack_tokens=pack_tokens)
+        assert np.allclose(enc.encode(texts), one_by_one, atol=1e-5)
+    with pytest.raises(ValueError, match="pack_tokens"):
+        SentenceEncoder(packaged_model_dir(), pack_tokens=16)
+
+
+@require_semantic
 def test_semantic_matching_finds_a_paraphrased_answer(loan):
     """No content word is shared with the answer node: lexical matching cannot tell, the
     embedding can."""
