@@ -13,6 +13,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+#: a node whose fill (median over a text line) varies more than this over its interior (RGB
+#: levels: gradients, bevels, shadows, JPEG-blotched small renders) is read against its local
+#: fill; flatter fills against their one median colour
+_FLAT_FILL = 30.0
 #: target height of a text line (px) when crops are rescaled for tesseract
 _TARGET_LINE = 30.0
 #: node text lines shorter than this (px) are scaled up in colour before cleaning
@@ -39,7 +43,7 @@ class TextCrop:
 
 
 def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height: float | None = None,
-                 max_width: int = 1400, hard: bool = False) -> TextCrop | None:
+                 max_width: int = 1400, hard: bool = False, local_fill: bool = True) -> TextCrop | None:
     """Clean one crop for OCR.
 
     Pixels outside ``mask`` (the node interior) become the fill colour, the text polarity is
@@ -53,6 +57,9 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
         line_height: estimated text line height in px in the original image (rescaling).
         max_width: widest crop allowed in the mosaic.
         hard: binarise at half contrast (drops faint lines behind edge labels).
+        local_fill: measure ink against the fill around each pixel (a median over about a
+            text line, which glyph strokes are too thin to move) instead of the node's one
+            median colour; needs ``line_height``.
 
     Returns:
         The cleaned crop, or None when there is no ink (empty node).
@@ -72,7 +79,17 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     inside = np.ones(rgb.shape[:2], bool) if mask is None else mask
     if inside.sum() < 16:
         return None
-    fill = np.median(px[inside], axis=0)
+    fill: np.ndarray = np.median(px[inside], axis=0)
+    styled = False
+    if local_fill and line_height:
+        # the fill as it varies over the node (a gradient from light top to dark bottom, a
+        # bevel, a shadow's edge): the text is measured against the fill behind it, not the
+        # node's median colour, so the dark end of a gradient is not taken for ink. A flat
+        # fill (every Mermaid default node) keeps the one median colour, as before
+        local = _local_fill(rgb, inside, fill, line_height)
+        styled = float(np.ptp(local[inside], axis=0).max()) > _FLAT_FILL
+        if styled:
+            fill = local
     # ink = pixels far from the fill colour in RGB (gray contrast alone misses dark text on red)
     dist = np.sqrt(((px - fill) ** 2).sum(axis=2))
     ink = (dist > 60) & inside
@@ -86,12 +103,16 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     core &= ink
     if core.sum() < 8:
         core = ink
-    ink_color = np.median(px[core], axis=0)
-    axis = ink_color - fill
-    denom = float((axis ** 2).sum())
-    if denom < 1:
+    # on styled fills, the glyphs' own colour: their strongest pixels, not the anti-aliased and
+    # JPEG-smeared edges (small print is mostly edge; normalising to its median colour made
+    # every edge pixel full ink and the glyphs ran together)
+    strong = core & (dist >= np.percentile(dist[core], 75)) if styled else core
+    ink_color = np.median(px[strong], axis=0)
+    axis = ink_color - fill  # (3,) or, against a local fill, (h, w, 3)
+    denom = (axis ** 2).sum(axis=-1)
+    if float(np.median(denom[core] if denom.ndim else denom)) < 1:
         return None
-    norm = np.clip(((px - fill) @ axis) / denom, 0, 1)  # 0 paper, 1 ink
+    norm = np.clip(((px - fill) * axis).sum(axis=-1) / np.maximum(denom, 1.0), 0, 1)  # 0 paper, 1 ink
     if hard:
         # edge labels: a line seen through a translucent label box is faint ink; drop it
         norm = (norm > 0.45).astype(np.float32)
@@ -168,6 +189,18 @@ def to_label_crop(rgb: np.ndarray, *, line_height: float | None = None,
         # labels median confidence 96 (5th percentile 70), non-labels median 27
         crop.min_conf = _LABEL_MIN_CONF
     return crop
+
+
+def _local_fill(rgb: np.ndarray, inside: np.ndarray, fill: np.ndarray, line_height: float) -> np.ndarray:
+    """Per-pixel fill colour ``(h, w, 3)`` float32: a median over a window about one text line
+    high, in which glyph strokes are a minority, with the outside of the mask set to the
+    median fill so the node's border and the page do not leak in."""
+    k = int(round(1.2 * line_height)) | 1
+    if k < 5 or min(rgb.shape[:2]) < 3:
+        return np.broadcast_to(fill, rgb.shape).astype(np.float32)
+    src = rgb.copy()
+    src[~inside] = np.round(fill).astype(np.uint8)
+    return np.asarray(cv2.medianBlur(src, k), np.float32)
 
 
 def _finish_crop(out: np.ndarray, line_height: float | None, max_width: int,

@@ -50,6 +50,8 @@ logger = logging.getLogger(__name__)
 
 #: ``engine=`` choices of `OCRTranscriber`
 ENGINES = ("auto", "tesseract", "rapidocr")
+#: rapidocr's confidence (0-1) at which its reading of a label box tesseract left empty is kept
+_SECOND_LABEL_CONF = 0.8
 
 
 @dataclass
@@ -409,6 +411,14 @@ class OCRTranscriber(Transcriber):
         for b, crop in enumerate(crops):
             if crop is not None and not readings[b].words and b in on_edge:
                 readings[b] = self.tesseract.read_word(crop)
+        unread = [b for b, crop in enumerate(crops) if crop is not None and not readings[b].words and b in on_edge]
+        if unread and self.engine == "auto" and self._rapidocr_or_none() is not None:
+            # a label on a connector that tesseract reads as nothing in either layout mode (a
+            # 5-px "No"): the second engine's recogniser reads it, kept when it is confident
+            assert self._handwriting is not None
+            for b, r in zip(unread, self._handwriting.read([crops[b] for b in unread]), strict=True):
+                if r.confidence >= _SECOND_LABEL_CONF:
+                    readings[b] = r
         return self._texts(readings)
 
 
@@ -449,7 +459,9 @@ def _edge_labels(texts: list[str]) -> list[str | None]:
     """The label(s) of one edge from the texts of its label boxes: one label normally (a branch
     word among specks wins); one per box when several boxes each hold a different branch word,
     i.e. a ``Yes`` and a ``No`` connector drawn over each other between the same two nodes."""
-    cleaned = [tx.clean_label(t) for t in texts if t]
+    # one label read twice (two boxes found on one word, or the same word on two pieces of a
+    # connector) is one label, not "No No"
+    cleaned = list(dict.fromkeys(tx.clean_label(t) for t in texts if t))
     words = list(dict.fromkeys(w for w in (tx.branch_word(t) for t in cleaned) if w))
     if len(words) > 1 and len(words) == len([t for t in cleaned if t]):
         return list(words)
