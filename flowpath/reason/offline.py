@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
+from flowpath.reason.kinds import node_kind
 from flowpath.reason.text import (
     NEGATIONS,
     NodeIndex,
@@ -271,7 +272,7 @@ class OfflineReasoner(Reasoner):
         settled: set[str] = set()
         taken: set[str] = set()
         for d in ctx.index.ids:
-            if q[d][0] >= self.settle_threshold and chart_kind(ctx, d) == "decision":
+            if q[d][0] >= self.settle_threshold and node_kind(ctx.chart, d) == "decision":
                 branch = branch_taken(ctx.chart.nodes[d].text or "", question)
                 if branch is not None:
                     settled.add(d)
@@ -410,7 +411,7 @@ class OfflineReasoner(Reasoner):
             ids = self._named_nodes(ctx, question, 1)[:1]
             return ids, f"the node whose {m_deg.group(1)}-degree is asked"
         if re.search(r"how many (decision nodes|decisions)", ql):
-            return [n for n in chart.nodes if chart_kind(ctx, n) == "decision"], "all decision nodes"
+            return [n for n in chart.nodes if node_kind(ctx.chart, n) == "decision"], "all decision nodes"
         if re.search(r"how many nodes|number of nodes|how many edges (are|exist|does|in) (there )?(in )?the (flow)?chart|number of edges", ql) \
                 and "between" not in ql:
             return list(chart.nodes), "the whole chart is counted"
@@ -460,7 +461,7 @@ class OfflineReasoner(Reasoner):
             from flowpath.reason.branches import branch_taken
 
             for d in ctx.index.ids:
-                if q[d] >= self.settle_threshold and chart_kind(ctx, d) == "decision":
+                if q[d] >= self.settle_threshold and node_kind(ctx.chart, d) == "decision":
                     taken = branch_taken(chart.nodes[d].text or "", question)
                     for e in chart.out_edges(d):
                         if taken is not None and e.condition == taken:
@@ -477,8 +478,8 @@ class OfflineReasoner(Reasoner):
             # answer names the decision and the question names its branch
             neigh = [(n, "pred") for n in chart.predecessors(best)] + [(n, "succ") for n in chart.successors(best)]
             cands = [(n, rel) for n, rel in neigh
-                     if (rel == "pred" and chart_kind(ctx, n) == "decision")
-                     or (rel == "succ" and chart_kind(ctx, best) == "decision")]
+                     if (rel == "pred" and node_kind(ctx.chart, n) == "decision")
+                     or (rel == "succ" and node_kind(ctx.chart, best) == "decision")]
             if cands:
                 n, rel = max(cands, key=lambda c: q[c[0]])
                 if q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15):
@@ -500,7 +501,7 @@ class OfflineReasoner(Reasoner):
         out: dict[str, str | None] = {}
         upstream = nx.ancestors(ctx.g, target)
         for d in upstream:
-            if chart_kind(ctx, d) != "decision" or q[d] < self.settle_threshold:
+            if node_kind(ctx.chart, d) != "decision" or q[d] < self.settle_threshold:
                 continue
             taken = branch_taken(chart.nodes[d].text or "", statement)
             if taken is None:
@@ -526,7 +527,7 @@ class OfflineReasoner(Reasoner):
         story = _story(question)
         qs = self._question_scores(ctx, story) if story != question else q
         cands = [n for n in ctx.index.ids if n in ancestors and n != best and qs[n] >= self.scenario_threshold
-                 and chart_kind(ctx, n) not in ("start", "end")]
+                 and node_kind(ctx.chart, n) not in ("start", "end")]
         anchors = [best]
         if settled:
             # the story walks the chart: the first decision it settles starts the walk, which
@@ -547,8 +548,8 @@ class OfflineReasoner(Reasoner):
             # before the answer, so the predecessor the story hints at (else the decision
             # leading there) grounds the situation
             preds = ctx.chart.predecessors(best)
-            hinted = [p for p in preds if q[p] > 0 and chart_kind(ctx, p) not in ("start", "end")]
-            decisions = [p for p in preds if chart_kind(ctx, p) == "decision"]
+            hinted = [p for p in preds if q[p] > 0 and node_kind(ctx.chart, p) not in ("start", "end")]
+            decisions = [p for p in preds if node_kind(ctx.chart, p) == "decision"]
             if hinted:
                 ids = [max(hinted, key=lambda p: q[p]), best]
             elif decisions:
@@ -615,12 +616,3 @@ def _story(question: str) -> str:
     return question
 
 
-def chart_kind(ctx: _ChartContext, nid: str) -> str:
-    """The node's kind, with decisions recognised by behaviour too: a transcriber may draw a
-    decision as a plain box, but a question-like text or labelled branches give it away."""
-    node = ctx.chart.nodes[nid]
-    if node.kind != "decision" and node.kind not in ("start", "end"):
-        outs = ctx.chart.out_edges(nid)
-        if (node.text or "").rstrip().endswith("?") or (len(outs) >= 2 and any(e.label for e in outs)):
-            return "decision"
-    return node.kind

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from flowpath.reason.kinds import node_kind
+
 if TYPE_CHECKING:
     from flowpath.reason.offline import _ChartContext
 
@@ -130,8 +132,6 @@ def node_features(ctx: _ChartContext, rule_ids: list[str], scores: dict[str, Any
     """
     import networkx as nx
 
-    from flowpath.reason.offline import chart_kind
-
     chart, ug = ctx.chart, ctx.ug
     rule = [n for n in rule_ids if n in chart.nodes]
     cands: dict[str, None] = dict.fromkeys(rule)
@@ -153,7 +153,7 @@ def node_features(ctx: _ChartContext, rule_ids: list[str], scores: dict[str, Any
     rule_set = set(rule)
     rows = []
     for n in ids:
-        kind = chart_kind(ctx, n)
+        kind = node_kind(ctx.chart, n)
         d = hops.get(n)
         rows.append([
             float(n in rule_set), float(n in ends), float(n == best), s[n], s[n] - top_s,
