@@ -34,6 +34,7 @@ from flowpath.metrics import AttributionMetric
 from flowpath.models.base import Reasoner, ReasoningRequest
 from flowpath.pipeline import reason_on
 from flowpath.reason import OfflineReasoner, classify_question, make_reasoner
+from flowpath.reason.semantic import SentenceEncoder, semantic_available
 
 
 def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
@@ -117,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="offline reasoner: embedding similarity (the semantic extra) when installed / required / never")
     p.add_argument("--learned", action="store_true",
                    help="offline reasoner: let the learned node scorer re-decide the rules' nodes (needs semantic matching)")
+    p.add_argument("--runtime", choices=["auto", "onnx", "torch"], default="auto",
+                   help="offline reasoner with semantic matching: where the embedding model runs "
+                        "(flowpath.reason.semantic.SentenceEncoder)")
+    p.add_argument("--int8", action="store_true",
+                   help="offline reasoner with semantic matching: int8 weights (onnx runtime)")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
@@ -124,8 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"{args.bench}: no questions.jsonl")
     reasoner = None
     if args.reasoner == "offline":
+        encoder = None
+        if args.semantic != "off" and (args.runtime != "auto" or args.int8) and semantic_available():
+            encoder = SentenceEncoder(runtime=args.runtime, int8=args.int8)
         reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic],
-                                   learned=args.learned)
+                                   encoder=encoder, learned=args.learned)
     cpu0 = time.process_time()
     rep = run(args.bench, args.reasoner, args.limit, noise=args.noise, reasoner=reasoner)
     cpu = time.process_time() - cpu0
@@ -139,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     t = rep["ms_per_question"]
     print(f"reasoning time per question: mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms "
           f"(wall); CPU {rep['cpu_ms_per_question']:.2f} ms")
-    loaded = getattr(reasoner, "_encoder", None) is not None
+    encoder = getattr(reasoner, "_encoder", None)
+    loaded = "no" if encoder is None else f"{encoder.runtime}{' int8' if encoder.int8 else ''}"
     print(f"embedding model loaded: {loaded}; CPU seconds {cpu:.1f} (model load included); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     shown = 0

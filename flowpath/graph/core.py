@@ -464,12 +464,13 @@ class FlowChart:
 
     def sources(self) -> list[str]:
         """Nodes with no incoming edge, in node order."""
-        # predecessors() iterates networkx's own dict; the pred/degree views cost ~3x more here
-        return [n for n in self.graph if next(self.graph.predecessors(n), None) is None]
+        # networkx's own {node: {source: ...}} dict, read without views (~2x quicker than
+        # predecessors(), ~6x than the pred/degree views)
+        return [n for n, sources in self.graph._pred.items() if not sources]
 
     def sinks(self) -> list[str]:
         """Nodes with no outgoing edge, in node order."""
-        return [n for n in self.graph if next(self.graph.successors(n), None) is None]
+        return [n for n, targets in self.graph._succ.items() if not targets]
 
     def to_networkx(self) -> nx.MultiDiGraph:
         """A read-only view of `graph` for networkx algorithms: always current, never a copy."""

@@ -122,9 +122,10 @@ def _levels(levels: Any) -> int | None:
 
 def _statements(chart: FlowChart, ids: list[str], include: bool) -> NodeList:
     if include:
-        graph = chart.graph  # one {id: text} table per graph state: NodeView lookups cost ~4x more
-        texts = chart.derived("texts", lambda: dict(graph.nodes(data="text")))
-        return {n: texts[n] for n in ids}
+        # straight from networkx's own {id: attributes} dict: no per-chart table to build on a
+        # first call, and the NodeView lookups cost ~4x more
+        node_attrs = chart.graph._node
+        return {n: node_attrs[n]["text"] for n in ids}
     return list(ids)
 
 
@@ -135,10 +136,10 @@ _Branch = tuple[int, str, "str | None"]
 def _out_branches(chart: FlowChart, node_id: str) -> list[_Branch]:
     """The edges leaving ``node_id`` in the order they were added (edge keys count up); shared,
     do not modify."""
-    graph = chart.graph  # neighbors() + get_edge_data() read networkx's dicts without views: ~5x quicker
+    # networkx's own {target: {key: attributes}} dict of the node, read without a view: ~5x quicker
+    succ = chart.graph._succ
     return chart.derived(("out_branches", node_id), lambda: sorted(
-        (k, v, attrs["label"]) for v in graph.neighbors(node_id)
-        for k, attrs in graph.get_edge_data(node_id, v).items()))
+        (k, v, attrs["label"]) for v, keyed in succ[node_id].items() for k, attrs in keyed.items()))
 
 
 def _branches(chart: FlowChart, node_id: str) -> str:
@@ -185,6 +186,13 @@ def _match_branch(chart: FlowChart, node_id: str, wanted: Any) -> list[_Branch]:
 Neighbours = Callable[[str], Iterable[str]]
 
 
+def _successors(graph: nx.MultiDiGraph) -> Neighbours:
+    """The unfiltered neighbour function: a lookup in networkx's own successor dict (its keys are
+    the targets, in edge order). A bound ``dict.__getitem__`` runs no Python frame per visited
+    node, where ``graph.neighbors`` runs one: traversals on a 44-node chart run ~30 % quicker."""
+    return graph._succ.__getitem__
+
+
 def _conditions_key(conditions: Any) -> Any:
     """``conditions`` as part of a `FlowChart.derived` key: order kept (a later entry for the
     same decision wins) and types kept (``True`` is refused as a node id where ``1`` is not, yet
@@ -204,15 +212,18 @@ def _branch_filter(chart: FlowChart, conditions: Any) -> Neighbours | None:
     """
     if conditions is None:
         return None
-    neighbours = chart.graph.neighbors
     if not isinstance(conditions, Mapping):
         raise ToolInputError(f"conditions must be an object mapping decision node ids to the branch "
                              f"taken, e.g. {{\"C\": \"yes\"}}, got {conditions!r}.")
-    taken: dict[str, list[str]] = {}
+    if not conditions:
+        return _successors(chart.graph)
+    # every node's successors, the listed decisions' replaced by the branch taken: a plain dict
+    # lookup per visited node (see `_successors`)
+    neighbours: dict[str, Iterable[str]] = dict(chart.graph._succ)
     for key, value in conditions.items():
         nid = resolve_node_id(chart, key, "a conditions key")
-        taken[nid] = list(dict.fromkeys(v for _, v, _ in _match_branch(chart, nid, value)))
-    return lambda n: taken[n] if n in taken else neighbours(n)
+        neighbours[nid] = list(dict.fromkeys(v for _, v, _ in _match_branch(chart, nid, value)))
+    return neighbours.__getitem__
 
 
 def _bfs_order(graph: nx.MultiDiGraph, roots: list[str], neighbours: Neighbours | None) -> list[str]:
@@ -235,7 +246,7 @@ def _dfs_order(graph: nx.MultiDiGraph, roots: list[str], neighbours: Neighbours 
     """Depth-first pre-order from each root in turn, children in edge order. networkx's DFS
     takes no neighbour filter (``sort_neighbors`` does not see the parent), so this one traversal
     is written out, the way `nx.dfs_edges` walks: a stack of child iterators."""
-    neighbours = neighbours or graph.neighbors
+    neighbours = neighbours or _successors(graph)
     seen: dict[str, None] = {}
     for root in roots:
         if root in seen:
@@ -256,7 +267,7 @@ def _dfs_order(graph: nx.MultiDiGraph, roots: list[str], neighbours: Neighbours 
 def _bfs_path(graph: nx.MultiDiGraph, start: str, end: str, neighbours: Neighbours | None) -> list[str]:
     """The first path BFS finds from ``start`` to ``end`` (fewest edges, ties by edge order)."""
     parent = {start: start}
-    for u, v in nx.generic_bfs_edges(graph, start, neighbours):
+    for u, v in nx.generic_bfs_edges(graph, start, neighbours or _successors(graph)):
         parent[v] = u
         if v == end:
             break
@@ -416,8 +427,10 @@ def out_degree(chart: FlowChart, node_id: str) -> int:
 def _max_degree(chart: FlowChart, direction: str) -> dict[str, Any]:
     """The largest in- or out-degree (``direction``) and its nodes in chart order, as a fresh dict."""
     def compute() -> tuple[int, list[str]]:
-        graph = chart.graph
-        pairs = list(graph.in_degree() if direction == "in" else graph.out_degree())
+        # networkx's own {node: {neighbour: {key: attributes}}} dicts: a degree counts the keys.
+        # Read without the degree views, which cost ~2x more
+        adjacency = chart.graph._pred if direction == "in" else chart.graph._succ
+        pairs = [(n, sum(map(len, keyed.values()))) for n, keyed in adjacency.items()]
         best = max((d for _, d in pairs), default=0)
         return best, [n for n, d in pairs if d == best]
     best, nodes = chart.derived(("max_degree", direction), compute)
