@@ -119,10 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--learned", action="store_true",
                    help="offline reasoner: let the learned node scorer re-decide the rules' nodes (needs semantic matching)")
     p.add_argument("--runtime", choices=["auto", "onnx", "torch"], default="auto",
-                   help="offline reasoner with semantic matching: where the embedding model runs "
-                        "(flowpath.reason.semantic.SentenceEncoder)")
+                   help="offline reasoner with semantic matching: auto = the reasoner's shared encoder "
+                        "(int8 onnx when onnxruntime is installed); onnx/torch = a float encoder run there")
     p.add_argument("--int8", action="store_true",
-                   help="offline reasoner with semantic matching: int8 weights (onnx runtime)")
+                   help="with --runtime onnx: int8 weights")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     reasoner = None
     if args.reasoner == "offline":
         encoder = None
-        if args.semantic != "off" and (args.runtime != "auto" or args.int8) and semantic_available():
+        if args.semantic != "off" and args.runtime != "auto" and semantic_available():
             encoder = SentenceEncoder(runtime=args.runtime, int8=args.int8)
         reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic],
                                    encoder=encoder, learned=args.learned)
