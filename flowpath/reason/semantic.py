@@ -166,7 +166,15 @@ class SentenceEncoder:
         self.model: Any = None
         self._session: Any = None
         if self.runtime == "onnx":
-            self._session = self._onnx_session(path, _cache_root(cache_dir))
+            try:
+                self._session = self._onnx_session(path, _cache_root(cache_dir))
+            except OSError as exc:  # e.g. a read-only cache folder
+                if runtime == "onnx":
+                    raise
+                warnings.warn(f"SentenceEncoder: cannot keep the exported graph ({exc}); running in torch",
+                              RuntimeWarning, stacklevel=2)
+                self.runtime, self.int8 = "torch", False
+        if self._session is not None:
             self.dim = int(self._session.get_outputs()[0].shape[-1])
         else:
             self.model = self._torch_model(path)
@@ -204,7 +212,7 @@ class SentenceEncoder:
         target = cache_root / "onnx" / f"{path.name}-{key}{'-int8' if self.int8 else ''}.onnx"
         if not target.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
             try:
                 self._export(path, tmp)
                 os.replace(tmp, target)

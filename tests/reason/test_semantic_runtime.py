@@ -101,3 +101,19 @@ def test_without_onnxruntime_auto_runs_torch_and_onnx_names_the_extra(tiny_model
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[0] == "torch"
     assert "MissingDependencyError" in out and "flowpath[semantic]" in out
+
+
+def test_an_unwritable_cache_falls_back_to_torch_under_auto(tiny_model, tmp_path):
+    """Where the exported graph cannot be kept, auto runs the same model in torch (with a
+    warning) and an explicit onnx request fails naming the folder."""
+    from flowpath.reason.semantic import SentenceEncoder
+
+    blocked = tmp_path / "cache"
+    blocked.write_text("a file where the cache folder would go")
+    with pytest.warns(RuntimeWarning, match="running in torch"):
+        enc = SentenceEncoder(tiny_model, cache_dir=blocked, int8=True)
+    assert enc.runtime == "torch" and not enc.int8
+    reference = SentenceEncoder(tiny_model, runtime="torch").encode(TEXTS)
+    assert np.allclose(enc.encode(TEXTS), reference, atol=1e-6)
+    with pytest.raises(OSError, match="cache"):
+        SentenceEncoder(tiny_model, runtime="onnx", cache_dir=blocked)
