@@ -304,7 +304,7 @@ def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5
 
 
 def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.06,
-               floor: float = 0.1, gamma: float = 1.0) -> np.ndarray:
+               floor: float = 0.1) -> np.ndarray:
     """Dark ink on a flat white page: light divided out, ruling and the sheet's edge removed.
 
     Args:
@@ -336,7 +336,7 @@ def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.
             c = np.where((near_rows | near_cols) & (c < np.maximum(0.3, limit)), 0.0, c)
     c = np.where(c < floor, 0.0, c)
     top = max(float(np.percentile(c[c > 0], 95)) if (c > 0).any() else 1.0, 0.3)
-    v = np.clip((c - floor) / (top - floor), 0.0, 1.0) ** gamma
+    v = np.clip((c - floor) / (top - floor), 0.0, 1.0)
     out = (255 - np.rint(v * 255)).astype(np.uint8)
     my, mx = max(2, round(margin * h)), max(2, round(margin * w))
     out[:my] = 255
@@ -347,7 +347,7 @@ def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.
 
 
 def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bool = True,
-                 upscale: float = 1.0) -> tuple[list[Region], str] | None:
+                 upscale: float = 1.0, open_frames: bool = True) -> tuple[list[Region], str] | None:
     """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found.
 
     Args:
@@ -362,6 +362,8 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
             the three photo tuning sets (490 nodes) 1.25 found 3 nodes more than 1 at the
             same precision, 1.5 found 18 more at precision 0.938 (0.897 on photo_tune3):
             the default stays 1 (see docs/segmentation.md).
+        open_frames: look inside large rectangular regions for the nodes of a subgraph
+            frame (`_open_frames`).
     """
     page = find_page(image)
     if page is None:
@@ -370,8 +372,67 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
     scale = min(upscale, float(np.sqrt(segmenter.max_pixels / max(w * h, 1))))
     if scale != 1.0:
         page = _page_from_corners(page.corners, scale)
-    regions, reason = segmenter.segment(clean_page(rectify(image, page)), passes=passes)
+    sheet = clean_page(rectify(image, page))
+    regions, reason = segmenter.segment(sheet, passes=passes)
+    if open_frames:
+        regions = _open_frames(segmenter, sheet, regions, passes)
     H, W = image.shape[:2]
     back = [region_from_polygon([tuple(p) for p in page.to_original(np.asarray(r.polygon))], H, W,
                                 r.score, with_mask=segmenter.with_masks) for r in regions]
     return back, reason
+
+
+#: a region covering at least this share of the sheet, and near-rectangular, may be a
+#: subgraph's frame drawn around nodes rather than a node
+FRAME_MIN_SHARE = 0.06
+#: ... and it holds nodes when two or more regions of at least this share of its box are found
+#: inside it (a node in a frame: 0.5 % and up on the photo tuning sets; the counters of a large
+#: node's letters: ~0.1 %)
+FRAME_MIN_NODE_SHARE = 0.0025
+
+
+def _open_frames(segmenter: ClassicalSegmenter, sheet: np.ndarray, regions: list[Region],
+                 passes: bool) -> list[Region]:
+    """Regions of the cleaned sheet with each subgraph frame taken for a node replaced by the
+    nodes inside it.
+
+    On a sketch the stroke pass fills a closed frame whole and the nodes inside it, small
+    beside it, give way to it. A large rectangular region is therefore segmented again on its
+    inside alone (its outline cut away, a white margin round it): when that finds two or more
+    nodes, it was a frame. A large node holding only text finds none there and stays.
+    """
+    sh, sw = sheet.shape[:2]
+    out: list[Region] = []
+    for r in regions:
+        x0, y0, x1, y1 = r.bbox
+        bw, bh = x1 - x0, y1 - y0
+        poly = np.asarray(r.polygon, np.float64) if r.polygon else None
+        rect_like = poly is not None and len(poly) >= 3 and abs(_poly_area(poly)) >= 0.9 * bw * bh
+        if not rect_like or bw * bh < FRAME_MIN_SHARE * sw * sh:
+            out.append(r)
+            continue
+        inset = max(6, round(0.02 * min(bw, bh)))
+        ix0, iy0, ix1, iy1 = round(x0) + inset, round(y0) + inset, round(x1) - inset, round(y1) - inset
+        if ix1 - ix0 < 32 or iy1 - iy0 < 32:
+            out.append(r)
+            continue
+        pad = 2 * inset
+        inside = np.full((iy1 - iy0 + 2 * pad, ix1 - ix0 + 2 * pad, 3), 255, np.uint8)
+        inside[pad:-pad, pad:-pad] = sheet[iy0:iy1, ix0:ix1]
+        found, _ = segmenter.segment(inside, passes=passes)
+        # nodes, not the counters of the letters a large node's text holds
+        least = FRAME_MIN_NODE_SHARE * bw * bh
+        found = [f for f in found if (f.bbox[2] - f.bbox[0]) * (f.bbox[3] - f.bbox[1]) >= least]
+        if len(found) < 2:
+            out.append(r)
+            continue
+        dx, dy = ix0 - pad, iy0 - pad
+        out += [region_from_polygon([(x + dx, y + dy) for x, y in f.polygon], sh, sw, f.score,
+                                    with_mask=False) for f in found]
+    return out
+
+
+def _poly_area(poly: np.ndarray) -> float:
+    """Shoelace area of a polygon ``(n, 2)``."""
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))

@@ -235,3 +235,42 @@ def test_wild_and_handdrawn_styles():
         assert hd.look == "handDrawn" and hd.font in HAND_FONTS
         assert hd.mermaid_config()["handDrawnSeed"] == hd.hand["seed"]
         assert sample_style("handdrawn", "eval", random.Random(seed), ids, {}).font in HAND_EVAL_FONTS
+
+
+@require_chromium
+@pytest.mark.chromium
+def test_handdrawn_heads_drawn_as_rings_or_dots_appear_at_every_arrow_end(renderer):
+    """Issue 21: a sketch's head may be a small circle or a dot. Where each edge ends (the
+    renderer's own geometry), a ring leaves a hole in the ink, a dot or a filled triangle none;
+    the gold edges are the same whatever the head."""
+    from scipy.ndimage import binary_fill_holes
+
+    from data_gen.geometry import raster_size
+    from data_gen.raster import annotate, decode_png
+    from data_gen.styles import HAND_EVAL_FONTS
+
+    holes, ends, gold = {}, {}, {}
+    for head in ("circle", "dot", "filled"):
+        style = _hand_style(HAND_EVAL_FONTS[0])
+        style.hand.update(head=head, short=0.0)
+        out = renderer.render(KNOWN, config=style.mermaid_config(), css=style.css(), bake=False,
+                              effects=style.page_options())
+        W, H, scale = raster_size(out.view_box)
+        img = decode_png(renderer.screenshot(W, H), W, H)
+        ann = annotate({"view_box": out.view_box, "nodes": out.nodes, "edges": out.edges,
+                        "clusters": out.clusters}, W, H, scale)
+        gold[head] = sorted((e["source"], e["target"]) for e in ann["edges"])
+        ink = img.astype(int).sum(-1) < 450
+        r = max(4, round(6 * scale[0]))
+        with_hole = 0
+        for e in ann["edges"]:
+            x, y = (round(v) for v in e["end"])
+            win = ink[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1]
+            with_hole += int((binary_fill_holes(win) & ~win).sum() >= 3)
+        holes[head], ends[head] = with_hole, len(ann["edges"])
+        if head in ("circle", "dot"):
+            assert ('marker' in out.svg) and ("A 4 4" in out.svg), head  # the marker is round
+    assert gold["circle"] == gold["dot"] == gold["filled"]
+    assert holes["circle"] >= 0.8 * ends["circle"], holes
+    # (a filled head can meet a corner of its node's outline and close a sliver of paper)
+    assert holes["dot"] <= 0.4 * ends["dot"] and holes["filled"] <= 0.4 * ends["filled"], holes

@@ -81,53 +81,13 @@ def dark_core(conn: np.ndarray, bg_dist: np.ndarray) -> np.ndarray:
 
     Drop shadows of the web/Office look fade from ~90 levels off the background to nothing
     beside every node, while the strokes themselves are 200+ off; Mermaid's grey #333 lines on
-    white are ~200 off with anti-aliased edges of any lighter value. A head drawn as a ring is
-    filled (`fill_ring_heads`), so that it measures as thick as a drawn or dotted head.
+    white are ~200 off with anti-aliased edges of any lighter value.
     """
     vals = bg_dist[conn]
     if vals.size == 0:
         return conn
     level = float(np.percentile(vals, 90))
-    return fill_ring_heads(conn & (bg_dist >= max(23.0, _CORE_SHARE * level)))
-
-
-#: a ring head's hole is at most this many connector half-widths across (a sketch's circled
-#: end: 6-10 px rings drawn with a 1-3 px pen) ...
-_RING_MAX_RADIUS = 12.0
-#: ... and round: it fills at least this share of its box (a disc: 0.79; the sliver between
-#: two lines that meet at a shallow angle: far less)
-_RING_MIN_FILL = 0.5
-
-
-def fill_ring_heads(core: np.ndarray) -> np.ndarray:
-    """``core`` with the small round holes of ring-shaped arrowheads filled.
-
-    A sketch often ends a connector in a small circle instead of a triangle. Its ring is as
-    thin as the line, so the thickness test of `find_contacts` cannot see it; filled, it is
-    a dot, which that test reads as a head. Only holes that are small against the connectors'
-    own width and round are filled: the loops a connector makes around a node or another
-    connector are far larger.
-    """
-    u8 = core.astype(np.uint8)
-    contours, hierarchy = cv2.findContours(u8, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    if hierarchy is None or not (hierarchy[0][:, 3] >= 0).any():
-        return core
-    dist = cv2.distanceTransform(u8, cv2.DIST_L2, 3)
-    half = float(np.median(dist[core])) if core.any() else 1.0
-    max_area = np.pi * (_RING_MAX_RADIUS * max(half, 1.0)) ** 2
-    rings = []
-    for c, h in zip(contours, hierarchy[0], strict=True):
-        if h[3] < 0:
-            continue  # an outer outline, not a hole
-        # the hole's outline runs through the centres of the ring's inner pixels
-        _, _, w, hh = cv2.boundingRect(c)
-        area = cv2.contourArea(c)
-        if area <= max_area and max(w, hh) <= 2 * min(w, hh) and area >= _RING_MIN_FILL * (w - 1) * (hh - 1):
-            rings.append(c)
-    if not rings:
-        return core
-    cv2.drawContours(u8, rings, -1, 1, thickness=cv2.FILLED)
-    return u8.astype(bool)
+    return conn & (bg_dist >= max(23.0, _CORE_SHARE * level))
 
 
 #: max per-channel difference from a subgraph fill's colour of a pixel of that fill
