@@ -422,8 +422,7 @@ def _open_frames(segmenter: ClassicalSegmenter, sheet: np.ndarray, regions: list
         found, _ = segmenter.segment(inside, passes=passes)
         # nodes, not the counters of the letters a large node's text holds
         least = FRAME_MIN_NODE_SHARE * bw * bh
-        found = [f for f in found if (f.bbox[2] - f.bbox[0]) * (f.bbox[3] - f.bbox[1]) >= least]
-        if len(found) < 2:
+        if sum((f.bbox[2] - f.bbox[0]) * (f.bbox[3] - f.bbox[1]) >= least for f in found) < 2:
             out.append(r)
             continue
         dx, dy = ix0 - pad, iy0 - pad
