@@ -43,22 +43,29 @@ def _hand_style(font: str):
     return style
 
 
-@require_chromium
-@pytest.mark.chromium
-def test_handdrawn_render_of_a_known_graph_keeps_every_node_and_edge(renderer):
+def _render_hand(renderer, style):  # type: ignore[no-untyped-def]
+    """KNOWN rendered in a hand-drawn ``style`` through the real page: (pixels, annotations,
+    raster scale, the SVG)."""
     from data_gen.geometry import raster_size
     from data_gen.raster import annotate, decode_png
-    from data_gen.styles import HAND_EVAL_FONTS
-    from flowpath.mermaid import parse_mermaid
 
-    chart = parse_mermaid(KNOWN)
-    style = _hand_style(HAND_EVAL_FONTS[0])
     out = renderer.render(KNOWN, config=style.mermaid_config(), css=style.css(), bake=False,
                           effects=style.page_options())
     W, H, scale = raster_size(out.view_box)
     img = decode_png(renderer.screenshot(W, H), W, H)
     ann = annotate({"view_box": out.view_box, "nodes": out.nodes, "edges": out.edges,
                     "clusters": out.clusters}, W, H, scale)
+    return img, ann, scale, out.svg
+
+
+@require_chromium
+@pytest.mark.chromium
+def test_handdrawn_render_of_a_known_graph_keeps_every_node_and_edge(renderer):
+    from data_gen.styles import HAND_EVAL_FONTS
+    from flowpath.mermaid import parse_mermaid
+
+    chart = parse_mermaid(KNOWN)
+    img, ann, scale, _ = _render_hand(renderer, _hand_style(HAND_EVAL_FONTS[0]))
     assert set(ann["nodes"]) == set(chart.nodes)
     for nid, node in chart.nodes.items():
         assert ann["nodes"][nid]["text"].split() == node.text.split()
@@ -245,20 +252,13 @@ def test_handdrawn_heads_drawn_as_rings_or_dots_appear_at_every_arrow_end(render
     the gold edges are the same whatever the head."""
     from scipy.ndimage import binary_fill_holes
 
-    from data_gen.geometry import raster_size
-    from data_gen.raster import annotate, decode_png
     from data_gen.styles import HAND_EVAL_FONTS
 
     holes, ends, gold = {}, {}, {}
     for head in ("circle", "dot", "filled"):
         style = _hand_style(HAND_EVAL_FONTS[0])
         style.hand.update(head=head, short=0.0)
-        out = renderer.render(KNOWN, config=style.mermaid_config(), css=style.css(), bake=False,
-                              effects=style.page_options())
-        W, H, scale = raster_size(out.view_box)
-        img = decode_png(renderer.screenshot(W, H), W, H)
-        ann = annotate({"view_box": out.view_box, "nodes": out.nodes, "edges": out.edges,
-                        "clusters": out.clusters}, W, H, scale)
+        img, ann, scale, svg = _render_hand(renderer, style)
         gold[head] = sorted((e["source"], e["target"]) for e in ann["edges"])
         ink = img.astype(int).sum(-1) < 450
         r = max(4, round(6 * scale[0]))
@@ -269,7 +269,7 @@ def test_handdrawn_heads_drawn_as_rings_or_dots_appear_at_every_arrow_end(render
             with_hole += int((binary_fill_holes(win) & ~win).sum() >= 3)
         holes[head], ends[head] = with_hole, len(ann["edges"])
         if head in ("circle", "dot"):
-            assert ('marker' in out.svg) and ("A 4 4" in out.svg), head  # the marker is round
+            assert "marker" in svg and "A 4 4" in svg, head  # the marker is round
     assert gold["circle"] == gold["dot"] == gold["filled"]
     assert holes["circle"] >= 0.8 * ends["circle"], holes
     # (a filled head can meet a corner of its node's outline and close a sliver of paper)
