@@ -389,6 +389,8 @@ FRAME_MIN_SHARE = 0.06
 #: inside it (a node in a frame: 0.5 % and up on the photo tuning sets; the counters of a large
 #: node's letters: ~0.1 %)
 FRAME_MIN_NODE_SHARE = 0.0025
+#: ... and of the sheet (a node: 0.5 % and up; a letter's counter on a small photo: ~0.04 %)
+FRAME_MIN_NODE_SHEET = 0.002
 
 
 def _open_frames(segmenter: ClassicalSegmenter, sheet: np.ndarray, regions: list[Region],
@@ -420,9 +422,11 @@ def _open_frames(segmenter: ClassicalSegmenter, sheet: np.ndarray, regions: list
         inside = np.full((iy1 - iy0 + 2 * pad, ix1 - ix0 + 2 * pad, 3), 255, np.uint8)
         inside[pad:-pad, pad:-pad] = sheet[iy0:iy1, ix0:ix1]
         found, _ = segmenter.segment(inside, passes=passes)
-        # nodes, not the counters of the letters a large node's text holds
-        least = FRAME_MIN_NODE_SHARE * bw * bh
-        if sum((f.bbox[2] - f.bbox[0]) * (f.bbox[3] - f.bbox[1]) >= least for f in found) < 2:
+        # nodes, not the counters of the letters a large node's text holds, nor the node
+        # itself found again inside a blurred outline the inset did not cut away
+        areas = [(f.bbox[2] - f.bbox[0]) * (f.bbox[3] - f.bbox[1]) for f in found]
+        least = max(FRAME_MIN_NODE_SHARE * bw * bh, FRAME_MIN_NODE_SHEET * sw * sh)
+        if max(areas, default=0.0) >= 0.5 * bw * bh or sum(a >= least for a in areas) < 2:
             out.append(r)
             continue
         dx, dy = ix0 - pad, iy0 - pad
