@@ -215,8 +215,9 @@ def _block_spread(rgb: np.ndarray, inside: np.ndarray) -> float:
 def fill_color(rgb: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Per-channel median ``(3,)`` float32 of the uint8 ``rgb`` pixels where ``mask`` is True:
     exactly ``np.median(rgb[mask].astype(np.float32), axis=0)``, from each channel's 256-bin
-    histogram (OpenCV, no sort), which is ~10x cheaper on a node crop and called ~30 times per
-    node. ``mask`` must hold at least one pixel."""
+    histogram (OpenCV, no sort): much cheaper than numpy's partition of the masked pixels, and
+    taken 12 times per node (fill, 9 blocks of the flat-fill gate, ink colour, line height).
+    ``mask`` must hold at least one pixel."""
     m = mask.astype(np.uint8)
     out = np.empty(3, np.float32)
     for c in range(3):
