@@ -2,9 +2,13 @@
 
     python eval/bench_transcribe.py [--bench ../shared/data/febench_dev] [--limit 20] [--workers 2]
 
-Prints one line per chart (nodes, wall seconds, CPU seconds of this process and its children)
-and a summary: mean seconds per chart, seconds per node, and the mean over charts with 16-24
-nodes (the "20-node chart" of the target). Segmentation and labelling are
+Prints one line per chart (nodes, wall seconds, CPU seconds of this process and its children,
+CPU seconds of the calling thread) and a summary: mean seconds per chart, seconds per node, the
+mean over charts with 16-24 nodes (the "20-node chart" of the target) and where their CPU time
+went: the transcriber's steps on the calling thread (``Transcription.meta["cpu_s"]``), the
+node-crop cleaning on the reading thread, and the rest (tesseract's worker threads, OpenCV's
+thread pool). On a loaded machine compare CPU seconds; on an idle one, wall = calling thread +
+what it waits for, so "cpu - wall" is the time both cores were busy. Segmentation and labelling are
 not timed. The transcriber keeps its OCR engines loaded between charts; loading them is
 timed once, separately, on a warm-up chart (``--no-warmup`` to count it in the first chart).
 The target is <= 0.9 s per 16-24-node chart on 2 idle cores; under load, compare CPU seconds.
@@ -13,6 +17,7 @@ The target is <= 0.9 s per 16-24-node chart on 2 idle cores; under load, compare
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
@@ -50,11 +55,11 @@ def main() -> int:
             continue
         img = load_image(chart.image_path)
         lab, regions = draw_labels(img, list(chart.regions.values()))
-        t, c = time.perf_counter(), _cpu()
-        tr([LabelledChart(img, lab, regions)])
-        dt, dc = time.perf_counter() - t, _cpu() - c
-        rows.append((cid, len(regions), dt, dc))
-        print(f"{cid:24s} nodes={len(regions):3d} {dt:6.2f} s  cpu {dc:6.2f} s")
+        t, c, m = time.perf_counter(), _cpu(), time.thread_time()
+        result = tr([LabelledChart(img, lab, regions)])[0]
+        dt, dc, dm = time.perf_counter() - t, _cpu() - c, time.thread_time() - m
+        rows.append((cid, len(regions), dt, dc, dm, result.meta.get("cpu_s", {})))
+        print(f"{cid:24s} nodes={len(regions):3d} {dt:6.2f} s  cpu {dc:6.2f} s  calling thread {dm:6.2f} s")
         if len(rows) >= args.limit:
             break
     if not rows:
@@ -68,14 +73,18 @@ def main() -> int:
           f"workers={args.workers} engine={args.engine}")
     if mid:
         print(f"16-24-node charts: n={len(mid)} mean={statistics.mean(r[2] for r in mid):.2f} s/chart "
-              f"cpu={statistics.mean(r[3] for r in mid):.2f} s/chart")
+              f"cpu={statistics.mean(r[3] for r in mid):.2f} s/chart "
+              f"calling thread={statistics.mean(r[4] for r in mid):.2f} s/chart")
+        stages = {k: statistics.mean(r[5].get(k, 0.0) for r in mid) for k in mid[0][5]}
+        rest = statistics.mean(r[3] for r in mid) - sum(stages.values())
+        print("  CPU s/chart by step: " + " ".join(f"{k}={v:.3f}" for k, v in stages.items())
+              + f" tesseract+other threads={rest:.3f}")
+    print(f"load average {os.getloadavg()[0]:.1f} (2 idle cores: compare wall; else CPU seconds)")
     return 0
 
 
 def _cpu() -> float:
     """CPU seconds of this process (all threads) and its finished children."""
-    import os
-
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 

@@ -42,7 +42,14 @@ from flowpath.graph import Edge, FlowChart, Node
 from flowpath.models.base import LabelledChart, Transcriber, Transcription
 from flowpath.transcribe.ocr import connectors as cx
 from flowpath.transcribe.ocr import text as tx
-from flowpath.transcribe.ocr.crops import TextCrop, median_line_height, to_label_crop, to_text_crop
+from flowpath.transcribe.ocr.crops import (
+    TextCrop,
+    color_distance,
+    fill_color,
+    median_line_height,
+    to_label_crop,
+    to_text_crop,
+)
 from flowpath.transcribe.ocr.engines import OCREngine, Reading, TesseractEngine
 from flowpath.transcribe.shapes import classify_shape
 
@@ -75,6 +82,8 @@ class _Nodes:
     shapes: dict[int, str]
     line_h: float
     reading: Future[list[Reading]]
+    #: CPU seconds the reading thread spent cleaning the crops (filled in by that thread)
+    crop_cpu: list[float]
 
 
 class OCRTranscriber(Transcriber):
@@ -148,11 +157,23 @@ class OCRTranscriber(Transcriber):
             fc = FlowChart("TD")
             problems = ["no node regions were given; the graph is empty"]
             return Transcription(mermaid=_mermaid(fc), chart=fc, problems=problems)
+        # CPU seconds of this thread per step, in ``meta["cpu_s"]`` (eval/bench_transcribe.py
+        # prints them): tesseract's own threads and the node-crop thread are counted apart
+        cpu: dict[str, float] = {}
+        t = time.thread_time()
         page = self._foreground(img, chart)
+        cpu["foreground"], t = time.thread_time() - t, time.thread_time()
         nodes = self._nodes(page)
+        cpu["nodes"], t = time.thread_time() - t, time.thread_time()
         boxes, conn = self._edge_labels(page, nodes.line_h)
+        cpu["edge_labels"], t = time.thread_time() - t, time.thread_time()
         components = self._connectors(page, conn, boxes, nodes.line_h)
-        return self._graph(page, nodes, boxes, components)
+        cpu["connectors"], t = time.thread_time() - t, time.thread_time()
+        tr = self._graph(page, nodes, boxes, components)
+        cpu["graph"] = time.thread_time() - t
+        cpu["node_crops"] = sum(nodes.crop_cpu)
+        tr.meta["cpu_s"] = {k: round(v, 4) for k, v in cpu.items()}
+        return tr
 
     # -- engines -------------------------------------------------------------------------------
     def read(self, crops: list[TextCrop | None]) -> list[Reading]:
@@ -239,18 +260,27 @@ class OCRTranscriber(Transcriber):
             inner = _interior(r, fg[y0:y1, x0:x1], (x0, y0), shrink, shapes[i])
             interiors.append((x0, y0, x1, y1, inner))
             if inner.sum() > 16:
-                px = page.img[y0:y1, x0:x1].astype(np.float32)
-                fill = np.median(px[inner], axis=0)
-                glyph_ink.append((np.sqrt(((px - fill) ** 2).sum(axis=2)) > 60) & inner)
+                rgb = page.img[y0:y1, x0:x1]
+                glyph_ink.append((color_distance(rgb, fill_color(rgb, inner)) > 60) & inner)
         line_h = median_line_height(glyph_ink) or max(page.unit * 0.3, 12.0)
-        crops = [None if it is None else to_text_crop(page.img[it[1]:it[3], it[0]:it[2]], it[4], line_height=line_h)
-                 for it in interiors]
-        # node text is read while the connectors are traced: tesseract releases the GIL, so
-        # both cores work during the pixel analysis
+
+        crop_cpu: list[float] = []
+
+        def crop_and_read() -> list[Reading]:
+            t = time.thread_time()
+            crops = [None if it is None else to_text_crop(page.img[it[1]:it[3], it[0]:it[2]], it[4],
+                                                          line_height=line_h)
+                     for it in interiors]
+            crop_cpu.append(time.thread_time() - t)
+            return self.read(crops)
+
+        # node crops are cleaned and read while the edge labels and connectors are traced:
+        # OpenCV, numpy's large-array loops and tesseract release the GIL, so both cores work
+        # (measured on febench_dev: cleaning the crops is ~0.4 of the main thread's CPU time)
         pool = ThreadPoolExecutor(1)
-        reading = pool.submit(self.read, crops)
+        reading = pool.submit(crop_and_read)
         pool.shutdown(wait=False)
-        return _Nodes(shapes, line_h, reading)
+        return _Nodes(shapes, line_h, reading, crop_cpu)
 
     # -- step 3 --------------------------------------------------------------------------------
     def _edge_labels(self, page: _Page, line_h: float) -> tuple[list[cx.Box], np.ndarray]:
@@ -329,32 +359,44 @@ class OCRTranscriber(Transcriber):
         cannot merge them with their neighbours."""
         linked = {k for k, c in components.items() if sum(ct.count >= 2 for ct in c.contacts) >= 2}
         n = int(comp.max())
-        loose = (comp > 0) & ~np.isin(comp, np.fromiter(linked, np.int32, len(linked)))
-        if n == 0 or not loose.any():
+        # loose = a piece that is not linked, as one table lookup per pixel
+        is_loose = np.ones(n + 1, bool)
+        is_loose[0] = False
+        is_loose[list(linked)] = False
+        loose = is_loose[comp]
+        rows, cols = np.flatnonzero(loose.any(axis=1)), np.flatnonzero(loose.any(axis=0))
+        if n == 0 or not len(rows):
             return comp, components
         # any direction across a short gap; along a row or a column across a long one (the
         # dashes of a sketched vertical or horizontal connector, a gap of ~2 text lines)
         gap = max(5, int(round(0.8 * line_h)) | 1)
         long, wide = max(7, int(round(2.2 * line_h)) | 1), max(3, int(round(0.25 * line_h)) | 1)
-        u8 = loose.astype(np.uint8)
-        bridged = u8.copy()
-        # closings only inside the loose pieces' box (plus a kernel): most of a chart is nodes
-        ys, xs = np.nonzero(loose)
+        # closings, labelling and the new labels only inside the loose pieces' box (plus a
+        # kernel): most of a chart is nodes and linked connectors
         H, W = loose.shape
-        sl = (slice(max(int(ys.min()) - long, 0), min(int(ys.max()) + long + 1, H)),
-              slice(max(int(xs.min()) - long, 0), min(int(xs.max()) + long + 1, W)))
+        sl = (slice(max(int(rows[0]) - long, 0), min(int(rows[-1]) + long + 1, H)),
+              slice(max(int(cols[0]) - long, 0), min(int(cols[-1]) + long + 1, W)))
+        u8 = loose[sl].astype(np.uint8)
+        bridged = u8.copy()
         for kernel in (cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)),
                        np.ones((long, wide), np.uint8), np.ones((wide, long), np.uint8)):
-            bridged[sl] |= np.asarray(cv2.morphologyEx(u8[sl], cv2.MORPH_CLOSE, kernel), np.uint8) & free[sl]
+            bridged |= np.asarray(cv2.morphologyEx(u8, cv2.MORPH_CLOSE, kernel), np.uint8) & free[sl]
+        # every loose pixel lies in the box, so its pieces are labelled in the same raster
+        # order as over the whole image; their boxes are moved back to image coordinates
         _, new, new_stats, _ = cv2.connectedComponentsWithStats(bridged, connectivity=8)
+        new_stats[:, cv2.CC_STAT_LEFT] += sl[1].start
+        new_stats[:, cv2.CC_STAT_TOP] += sl[0].start
         # loose pieces (and the bridges between them) get labels after the existing ones
-        joined = np.where(bridged > 0, new + n, comp).astype(np.int32)
+        only_new = np.zeros_like(comp)
+        only_new[sl] = np.where(bridged > 0, new + n, 0)
+        joined = comp.copy()
+        np.copyto(joined[sl], only_new[sl], where=bridged > 0)
         stats = np.concatenate([np.zeros((n + 1, new_stats.shape[1]), new_stats.dtype), new_stats[1:]])
         # the contact ring reaches a little further for these pieces: a sketched arrow often
         # ends a few px short of the box it points at
         ring = page.margin + max(3, page.margin // 2 + 2) + int(round(0.5 * line_h))
         owner = _owner_map(page.regions, ring, comp.shape)
-        found = cx.find_contacts(np.where(joined > n, joined, 0), stats, owner, dist, line_h, self.arrow_ratio, mass)
+        found = cx.find_contacts(only_new, stats, owner, dist, line_h, self.arrow_ratio, mass)
         out = {k: c for k, c in components.items() if k in linked}
         out.update(found)
         return joined, out
