@@ -42,8 +42,9 @@ from flowpath.graph import Edge, FlowChart, Node
 from flowpath.models.base import LabelledChart, Transcriber, Transcription
 from flowpath.transcribe.ocr import connectors as cx
 from flowpath.transcribe.ocr import text as tx
+from flowpath.transcribe.ocr.choice import second_opinion
 from flowpath.transcribe.ocr.crops import TextCrop, median_line_height, to_label_crop, to_text_crop
-from flowpath.transcribe.ocr.engines import OCREngine, Reading, TesseractEngine
+from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading, TesseractEngine
 from flowpath.transcribe.shapes import classify_shape
 
 logger = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ class OCRTranscriber(Transcriber):
         self.engine = engine
         self.handwriting_below = float(handwriting_below)
         self.tesseract = TesseractEngine(lang, workers)
-        self._handwriting: OCREngine | None = None
+        self._handwriting: RapidOCREngine | None = None
         if engine == "rapidocr":
             self._handwriting = self._rapidocr()
 
@@ -166,21 +167,10 @@ class OCRTranscriber(Transcriber):
         return readings
 
     def _second_opinion(self, crops: list[TextCrop | None], readings: list[Reading]) -> list[Reading]:
-        """Crops tesseract read with little confidence, read again by the handwriting engine;
-        the more confident reading is kept."""
-        doubtful = [i for i, (c, r) in enumerate(zip(crops, readings, strict=True))
-                    if c is not None and r.confidence < self.handwriting_below]
-        if not doubtful or self._rapidocr_or_none() is None:
-            return readings
-        assert self._handwriting is not None
-        again = self._handwriting.read([crops[i] for i in doubtful])
-        out = list(readings)
-        for i, r in zip(doubtful, again, strict=True):
-            if r.words and r.confidence > readings[i].confidence:
-                out[i] = r
-        return out
+        """Which nodes rapidocr reads again, and whose reading is kept: `choice.second_opinion`."""
+        return second_opinion(crops, readings, self._rapidocr_or_none, crop_below=self.handwriting_below)
 
-    def _rapidocr_or_none(self) -> OCREngine | None:
+    def _rapidocr_or_none(self) -> RapidOCREngine | None:
         """The handwriting engine, loaded on first need; None without ``flowpath[ocr]``."""
         if self._handwriting is None:
             from flowpath.errors import MissingDependencyError
@@ -194,9 +184,7 @@ class OCRTranscriber(Transcriber):
         return self._handwriting
 
     @staticmethod
-    def _rapidocr() -> OCREngine:
-        from flowpath.transcribe.ocr.engines import RapidOCREngine
-
+    def _rapidocr() -> RapidOCREngine:
         return RapidOCREngine()
 
     def _texts(self, readings: list[Reading]) -> list[str]:
@@ -416,7 +404,7 @@ class OCRTranscriber(Transcriber):
             # a label on a connector that tesseract reads as nothing in either layout mode (a
             # 5-px "No"): the second engine's recogniser reads it, kept when it is confident
             assert self._handwriting is not None
-            for b, r in zip(unread, self._handwriting.read([crops[b] for b in unread]), strict=True):
+            for b, r in zip(unread, self._handwriting.recognise([crops[b] for b in unread]), strict=True):
                 if r.confidence >= _SECOND_LABEL_CONF:
                     readings[b] = r
         return self._texts(readings)
