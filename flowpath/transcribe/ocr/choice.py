@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading
 
 #: median tesseract node confidence (0-1) under which a chart is taken as handwritten
-CHART_BELOW = 0.75
+CHART_BELOW = 0.9
 #: tesseract confidence (0-1) under which one node of a print chart is read again
 CROP_BELOW = 0.6
 

@@ -221,7 +221,8 @@ class RapidOCREngine(OCREngine):
     node). `recognise` skips the detector: each blank-row band of the crop (`split_lines`) is
     read as one line, cheaper, for short crops such as edge labels (wobbly handwritten lines
     touch, so bands merge: measured on hand-drawn tuning charts, node-text word F1 0.846 with
-    bands, 0.905 with the detector). Recognised text also gets `text.fix_letter_slips`. The
+    bands, 0.905 with the detector). What the detector path reads also gets
+    `text.fix_letter_slips` (handwriting only: `recognise` keeps what it read). The
     recogniser covers Chinese and English; the English-only recognisers rapidocr knows of are
     downloads, so lines read with characters outside ASCII are dropped (a misread of a Latin
     word, for us).
@@ -280,6 +281,8 @@ class RapidOCREngine(OCREngine):
     def _detect_and_read(self, image: np.ndarray) -> Reading:
         import cv2
 
+        from flowpath.transcribe.ocr.text import fix_letter_slips
+
         pad = 12  # the detector misses text touching the image edge
         img = cv2.cvtColor(np.pad(image, pad, constant_values=255), cv2.COLOR_GRAY2BGR)
         out: Any = self._ocr(img, use_det=True, use_cls=False, use_rec=True)  # a RapidOCROutput
@@ -289,17 +292,15 @@ class RapidOCREngine(OCREngine):
             return Reading(engine=self.name)
         for box, txt, score in zip(out.boxes, out.txts, out.scores, strict=False):
             ys, xs = np.asarray(box)[:, 1], np.asarray(box)[:, 0]
-            self._keep(words, scores, (int(ys.min()) - pad, int(xs.min()) - pad, int(np.ptp(ys)), str(txt)),
-                       float(score))
+            self._keep(words, scores, (int(ys.min()) - pad, int(xs.min()) - pad, int(np.ptp(ys)),
+                                       fix_letter_slips(str(txt))), float(score))
         return Reading(words, _mean(scores), self.name)
 
     @staticmethod
     def _keep(words: list[Word], scores: list[float], word: Word, score: float) -> None:
-        from flowpath.transcribe.ocr.text import fix_letter_slips
-
         txt = word[3].strip()
         if txt and txt.isascii():
-            words.append((*word[:3], fix_letter_slips(txt)))
+            words.append((*word[:3], txt))
             scores.append(score)
 
 
