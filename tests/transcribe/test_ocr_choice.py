@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from flowpath.transcribe.ocr.choice import CHART_BELOW, CROP_BELOW, choose_engines
+from flowpath.transcribe.ocr.choice import CHART_BELOW, CROP_BELOW, HAND_KEEP_AT, choose_engines
 from tests.transcribe.markers import require_rapidocr, require_tesserocr
 
 #: a handwriting face of data_gen's train fonts (fonts-bwht), never the eval set's held-out ones
@@ -20,7 +20,9 @@ needs_hand_font = pytest.mark.skipif(not Path(_HAND).is_file(), reason="needs th
 def test_a_chart_tesseract_doubts_goes_to_rapidocr_whole():
     plan = choose_engines([0.5, 0.7, None, 0.4, 0.9])
     assert plan.handwritten and plan.second == (0, 1, 3, 4)  # every inked crop, even a sure one
-    assert plan.keep_second(0.9, 0.3, True) and not plan.keep_second(0.9, 0.99, False)
+    # tesseract's confidence does not count on handwriting, rapidocr's own does
+    assert plan.keep_second(0.95, HAND_KEEP_AT, True) and not plan.keep_second(0.1, HAND_KEEP_AT - 0.05, True)
+    assert not plan.keep_second(0.1, 0.99, False)
 
 
 def test_a_print_chart_asks_rapidocr_only_for_doubtful_crops():

@@ -5,14 +5,18 @@ after tesseract has read them all:
 
 1. **Per chart**: a chart whose nodes tesseract reads with a median confidence below
    ``CHART_BELOW`` is handwritten (a print engine is unsure of most of its words); every node of
-   it is read by rapidocr, and rapidocr's reading is kept wherever it read anything.
+   it is read by rapidocr, and rapidocr's reading is kept wherever its confidence reaches
+   ``HAND_KEEP_AT`` (tesseract is often confidently wrong on handwriting, so the two
+   confidences are not compared; the floor keeps tesseract on blurry small print, the other
+   kind of chart tesseract doubts).
 2. **Per crop**, on the other charts: a node tesseract read with a confidence below
    ``CROP_BELOW`` (or not at all) is read by rapidocr too, and the more confident reading is
    kept (tesseract's 0-100 scaled to 0-1, rapidocr's line score).
 
 Clean renders are read confidently by tesseract, so neither step sends them to the slower
-engine. The thresholds were chosen on a generated hand-drawn tuning set drawn in the train
-handwriting fonts (never the eval set's held-out ones) and on generated clean renders.
+engine. The thresholds were chosen per node on a generated hand-drawn tuning set drawn in the train
+handwriting fonts (never the eval set's held-out ones), generated clean renders and the
+wild-look tuning set (`eval/ocr_node_readings.py`; docs/transcription.md has the figures).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ if TYPE_CHECKING:
 CHART_BELOW = 0.9
 #: tesseract confidence (0-1) under which one node of a print chart is read again
 CROP_BELOW = 0.6
+#: rapidocr line confidence (0-1) from which its reading replaces tesseract's on a handwritten chart
+HAND_KEEP_AT = 0.8
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,7 @@ class EngineChoice:
         """Whether rapidocr's reading replaces tesseract's for a crop in ``second``."""
         if not second_read:
             return False
-        return self.handwritten or second_conf > first_conf
+        return second_conf >= HAND_KEEP_AT if self.handwritten else second_conf > first_conf
 
 
 def choose_engines(confidences: Sequence[float | None], *, chart_below: float = CHART_BELOW,

@@ -89,11 +89,12 @@ class OCRTranscriber(Transcriber):
             the connector's line.
         workers: parallel tesseract engines per chart (2 uses both cores of a small machine).
         engine: ``"tesseract"`` (print), ``"rapidocr"`` (PP-OCR, reads handwriting; needs
-            ``flowpath[ocr]``) or ``"auto"``: tesseract, and every node whose tesseract
-            reading is less confident than ``handwriting_below`` is read again by rapidocr when
-            ``flowpath[ocr]`` is installed, keeping the more confident reading
-            (docs/transcription.md, "Choosing the engine").
-        handwriting_below: the tesseract confidence (0-1) under which ``auto`` asks rapidocr.
+            ``flowpath[ocr]``) or ``"auto"``: tesseract reads every node, then the rule of
+            `flowpath.transcribe.ocr.choice` hands a chart tesseract doubts (handwriting) to
+            rapidocr whole, and a doubtful node of another chart to it alone, when
+            ``flowpath[ocr]`` is installed (docs/transcription.md, "Choosing the engine").
+        handwriting_below: the per-node tesseract confidence (0-1) under which ``auto`` asks
+            rapidocr (`choice.CROP_BELOW`).
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
