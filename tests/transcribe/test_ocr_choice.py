@@ -68,9 +68,22 @@ def test_choice_rule_on_rendered_charts_hands_handwriting_to_rapidocr():
     from tests.transcribe.handwriting import render_chart
     from tests.transcribe.test_engines import _yes_no_chart
 
-    img, regions, gold = render_chart(_HAND, seed=11, nodes=4)
+    img, regions, gold = render_chart(_HAND, seed=11, nodes=5)
+    chart = LabelledChart(img, img, regions)
     tr = OCRTranscriber(engine="auto")
-    out = tr([LabelledChart(img, img, regions)])[0]
-    assert set(out.meta["node_engines"].values()) == {"rapidocr"}, out.meta["node_engines"]
+    out = tr([chart])[0]
+    engines = list(out.meta["node_engines"].values())
+    # the chart as a whole goes to rapidocr (tesseract keeps a node only where rapidocr is unsure)
+    assert engines.count("rapidocr") > len(engines) / 2, out.meta["node_engines"]
+    tess = OCRTranscriber(engine="tesseract")([chart])[0]
+    assert _word_f1(out, gold, regions) >= _word_f1(tess, gold, regions)
     printed = tr([_yes_no_chart()])[0]
     assert set(printed.meta["node_engines"].values()) == {"tesseract"}
+
+
+def _word_f1(out, gold, regions) -> float:  # type: ignore[no-untyped-def]
+    from flowpath.metrics.transcription import TranscriptionMetric
+
+    metric = TranscriptionMetric()
+    metric.update(out.chart, regions, gold, regions)
+    return float(metric.summary()["overall"]["word_f1"])

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading
 
 #: median tesseract node confidence (0-1) under which a chart is taken as handwritten
-CHART_BELOW = 0.9
+CHART_BELOW = 0.75
 #: tesseract confidence (0-1) under which one node of a print chart is read again
 CROP_BELOW = 0.6
 #: rapidocr line confidence (0-1) from which its reading replaces tesseract's on a handwritten chart
