@@ -190,3 +190,45 @@ def dictionary_words(lang: str = "eng") -> list[str]:
         return sorted({w.strip().lower() for w in cache.read_text(encoding="utf-8").split() if w.strip().isalpha()})
     except (OSError, subprocess.SubprocessError):
         return []
+
+
+#: letter pairs a handwriting recogniser confuses (a hand-drawn C closed like a G, a U drawn as
+#: a V, ...): a misread that one of them explains wins over other one-letter corrections
+_HAND_SLIPS = frozenset({("g", "c"), ("c", "g"), ("v", "u"), ("u", "v"),
+                         ("a", "o"), ("o", "a"), ("l", "i"), ("i", "l"), ("e", "c"), ("t", "f")})
+
+
+def fix_letter_slips(text: str, lang: str = "eng") -> str:
+    """Correct one misread letter per word of a handwriting reading: an alphabetic word of 4+
+    letters outside tesseract's dictionary becomes the dictionary word one `_HAND_SLIPS`
+    substitution away, when there is exactly one (``INSPEGT`` -> ``INSPECT``, ``PLAGE`` ->
+    ``PLACE``); case is kept. Any other one-letter change is not trusted (the dictionary lacks
+    many inflections: ``retries`` is not in it). Left as read without the dictionary.
+
+    >>> fix_letter_slips("Inspegt the QUEVE") if dictionary_words() else "Inspect the QUEUE"
+    'Inspect the QUEUE'
+    """
+    dictionary = dictionary_words(lang)
+    if not dictionary:
+        return text
+    known = _word_set(lang)
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if len(low) < 4 or low in known:
+            return word
+        cands = {(low[:i] + ch + low[i + 1:], (low[i], ch)) for i in range(len(low))
+                 for ch in "abcdefghijklmnopqrstuvwxyz" if ch != low[i] and low[:i] + ch + low[i + 1:] in known}
+        cands = {c for c in cands if c[1] in _HAND_SLIPS}
+        if len(cands) != 1:
+            return word
+        new = next(iter(cands))[0]
+        return "".join(n.upper() if o.isupper() else n for o, n in zip(word, new, strict=True))
+
+    return re.sub(r"(?<![A-Za-z0-9_])[A-Za-z]+(?![A-Za-z0-9_])", fix, text)
+
+
+@lru_cache(maxsize=4)
+def _word_set(lang: str) -> frozenset[str]:
+    return frozenset(dictionary_words(lang))

@@ -42,6 +42,7 @@ from flowpath.graph import Edge, FlowChart, Node
 from flowpath.models.base import LabelledChart, Transcriber, Transcription
 from flowpath.transcribe.ocr import connectors as cx
 from flowpath.transcribe.ocr import text as tx
+from flowpath.transcribe.ocr.choice import second_opinion
 from flowpath.transcribe.ocr.crops import (
     TextCrop,
     color_distance,
@@ -50,7 +51,7 @@ from flowpath.transcribe.ocr.crops import (
     to_label_crop,
     to_text_crop,
 )
-from flowpath.transcribe.ocr.engines import OCREngine, Reading, TesseractEngine
+from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading, TesseractEngine
 from flowpath.transcribe.shapes import classify_shape
 
 logger = logging.getLogger(__name__)
@@ -97,11 +98,12 @@ class OCRTranscriber(Transcriber):
             the connector's line.
         workers: parallel tesseract engines per chart (2 uses both cores of a small machine).
         engine: ``"tesseract"`` (print), ``"rapidocr"`` (PP-OCR, reads handwriting; needs
-            ``flowpath[ocr]``) or ``"auto"``: tesseract, and every node whose tesseract
-            reading is less confident than ``handwriting_below`` is read again by rapidocr when
-            ``flowpath[ocr]`` is installed, keeping the more confident reading
-            (docs/transcription.md, "Choosing the engine").
-        handwriting_below: the tesseract confidence (0-1) under which ``auto`` asks rapidocr.
+            ``flowpath[ocr]``) or ``"auto"``: tesseract reads every node, then the rule of
+            `flowpath.transcribe.ocr.choice` hands a chart tesseract doubts (handwriting) to
+            rapidocr whole, and a doubtful node of another chart to it alone, when
+            ``flowpath[ocr]`` is installed (docs/transcription.md, "Choosing the engine").
+        handwriting_below: the per-node tesseract confidence (0-1) under which ``auto`` asks
+            rapidocr (`choice.CROP_BELOW`).
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
@@ -125,7 +127,7 @@ class OCRTranscriber(Transcriber):
         self.engine = engine
         self.handwriting_below = float(handwriting_below)
         self.tesseract = TesseractEngine(lang, workers)
-        self._handwriting: OCREngine | None = None
+        self._handwriting: RapidOCREngine | None = None
         if engine == "rapidocr":
             self._handwriting = self._rapidocr()
 
@@ -187,21 +189,10 @@ class OCRTranscriber(Transcriber):
         return readings
 
     def _second_opinion(self, crops: list[TextCrop | None], readings: list[Reading]) -> list[Reading]:
-        """Crops tesseract read with little confidence, read again by the handwriting engine;
-        the more confident reading is kept."""
-        doubtful = [i for i, (c, r) in enumerate(zip(crops, readings, strict=True))
-                    if c is not None and r.confidence < self.handwriting_below]
-        if not doubtful or self._rapidocr_or_none() is None:
-            return readings
-        assert self._handwriting is not None
-        again = self._handwriting.read([crops[i] for i in doubtful])
-        out = list(readings)
-        for i, r in zip(doubtful, again, strict=True):
-            if r.words and r.confidence > readings[i].confidence:
-                out[i] = r
-        return out
+        """Which nodes rapidocr reads again, and whose reading is kept: `choice.second_opinion`."""
+        return second_opinion(crops, readings, self._rapidocr_or_none, crop_below=self.handwriting_below)
 
-    def _rapidocr_or_none(self) -> OCREngine | None:
+    def _rapidocr_or_none(self) -> RapidOCREngine | None:
         """The handwriting engine, loaded on first need; None without ``flowpath[ocr]``."""
         if self._handwriting is None:
             from flowpath.errors import MissingDependencyError
@@ -215,9 +206,7 @@ class OCRTranscriber(Transcriber):
         return self._handwriting
 
     @staticmethod
-    def _rapidocr() -> OCREngine:
-        from flowpath.transcribe.ocr.engines import RapidOCREngine
-
+    def _rapidocr() -> RapidOCREngine:
         return RapidOCREngine()
 
     def _texts(self, readings: list[Reading]) -> list[str]:
@@ -458,7 +447,7 @@ class OCRTranscriber(Transcriber):
             # a label on a connector that tesseract reads as nothing in either layout mode (a
             # 5-px "No"): the second engine's recogniser reads it, kept when it is confident
             assert self._handwriting is not None
-            for b, r in zip(unread, self._handwriting.read([crops[b] for b in unread]), strict=True):
+            for b, r in zip(unread, self._handwriting.recognise([crops[b] for b in unread]), strict=True):
                 if r.confidence >= _SECOND_LABEL_CONF:
                     readings[b] = r
         return self._texts(readings)

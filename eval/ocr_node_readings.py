@@ -1,0 +1,168 @@
+"""Per-node OCR error analysis on gold regions: every node crop read by each engine.
+
+    python eval/ocr_node_readings.py /work/data/ocrhand_tune --out runs/ocrhand/tune.jsonl
+    python eval/ocr_node_readings.py --summary runs/ocrhand/tune.jsonl
+
+For every chart of a benchmark-layout folder, the gold node regions are labelled and the
+`OCRTranscriber`'s own node crops are read by tesseract, by rapidocr's recogniser on blank-row
+line bands (``rapidocr_split``: `RapidOCREngine.recognise`) and by rapidocr's detector +
+recogniser (``rapidocr_det``: `RapidOCREngine.read`).
+One JSON line per node: gold text and line count, the crop's line bands, and per engine the
+text read, its confidence, its word true positives and CPU seconds. ``--summary`` prints word
+F1 per engine, per gold line count and per font, the per-node oracle, and what
+`flowpath.transcribe.ocr.choice` picks, so a rule can be judged without reading again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+ENGINES = ("tesseract", "rapidocr_split", "rapidocr_det")
+
+
+def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINES) -> list[dict[str, Any]]:
+    """One record per gold node with text: each engine's reading of its crop."""
+    from flowpath.datasets.febench import Benchmark
+    from flowpath.io import load_image
+    from flowpath.labeller import draw_labels
+    from flowpath.mermaid import parse_mermaid
+    from flowpath.models.base import LabelledChart
+    from flowpath.transcribe.ocr import OCRTranscriber
+    from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading, split_lines
+
+    rapid = RapidOCREngine()
+    captured: list[Any] = []
+
+    class Capturing(OCRTranscriber):
+        def read(self, crops: list[Any]) -> list[Reading]:
+            captured.append(crops)
+            return super().read(crops)
+
+    tr = Capturing(engine="tesseract")
+    bm = Benchmark(bench)
+    out = []
+    for cid in bm.chart_ids[:limit] if limit else bm.chart_ids:
+        chart = bm.chart(cid)
+        image = load_image(chart.image_path)
+        gold = parse_mermaid(chart.mermaid, strict=False)
+        ids = [k for k in gold.nodes if k in chart.regions]
+        labelled, letter_regions = draw_labels(image, [chart.regions[k] for k in ids], names=ids)
+        ids = list(letter_regions)  # reading order: the order of the transcriber's crops
+        captured.clear()
+        tr([LabelledChart(image, labelled, letter_regions, str(chart.image_path))])
+        crops = captured[0]
+        readings: dict[str, list[Reading]] = {}
+        seconds: dict[str, float] = {}
+        for name, read in (("tesseract", tr.tesseract.read), ("rapidocr_split", rapid.recognise),
+                           ("rapidocr_det", rapid.read)):
+            if name not in engines:
+                readings[name], seconds[name] = [Reading() for _ in crops], 0.0
+                continue
+            t = time.process_time()
+            readings[name] = read(crops)
+            seconds[name] = (time.process_time() - t) / max(1, len(crops))
+        texts = {name: tr._texts(rs) for name, rs in readings.items()}
+        font = str((chart.meta or {}).get("style", {}).get("font", "")) if hasattr(chart, "meta") else ""
+        js = json.loads(Path(chart.image_path).with_suffix(".json").read_text(encoding="utf-8"))
+        font = str((js.get("style") or {}).get("font", font))
+        for i, k in enumerate(ids):
+            label = gold.nodes[k].text or ""
+            if not label.strip() or crops[i] is None:
+                continue
+            out.append({
+                "chart": cid, "node": k, "font": font, "gold": label,
+                "gold_lines": label.count("<br>") + label.count("\n") + 1,
+                "bands": [b - a for a, b in split_lines(crops[i].image)],
+                **{name: {"text": texts[name][i], "conf": round(readings[name][i].confidence, 4),
+                          "lines": len(readings[name][i].words) if name != "tesseract" else None,
+                          "cpu_s": round(seconds[name], 4)}
+                   for name in ENGINES},
+            })
+    return out
+
+
+def overlap(pred: str, gold: str) -> tuple[int, int, int]:
+    """Word true positives, predicted words, gold words (the metric's bag-of-words overlap)."""
+    from flowpath.metrics.transcription import words
+
+    p, g = Counter(words(pred)), Counter(words(gold))
+    return sum((p & g).values()), sum(p.values()), sum(g.values())
+
+
+def f1(rows: list[tuple[int, int, int]]) -> float:
+    tp, np_, ng = (sum(r[i] for r in rows) for i in range(3))
+    return 2 * tp / (np_ + ng) if np_ + ng else 1.0
+
+
+def summary(records: list[dict[str, Any]]) -> None:
+    """Print word F1 per engine overall, per gold line count, per font, the oracle and rules."""
+    from flowpath.transcribe.ocr.choice import choose_engines
+    from flowpath.transcribe.ocr.text import fix_letter_slips
+
+    def table(title: str, key: Any) -> None:
+        groups: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+        for r in records:
+            groups[key(r)].append(r)
+        print(f"\n{title:22s} {'nodes':>5s} " + " ".join(f"{e:>15s}" for e in ENGINES))
+        for g in sorted(groups, key=str):
+            rs = groups[g]
+            print(f"{str(g):22s} {len(rs):5d} "
+                  + " ".join(f"{f1([overlap(r[e]['text'], r['gold']) for r in rs]):15.3f}" for e in ENGINES))
+
+    table("overall", lambda r: "all")
+    table("gold lines", lambda r: r["gold_lines"])
+    table("font", lambda r: r["font"])
+    best = [max((overlap(r[e]["text"], r["gold"]) for e in ENGINES), key=lambda o: 2 * o[0] - o[1])
+            for r in records]
+    print(f"\noracle (best engine per node): {f1(best):.3f}")
+    cpu = {e: sum(r[e]["cpu_s"] for r in records) / len(records) for e in ENGINES}
+    print("CPU s per node: " + ", ".join(f"{e} {v:.3f}" for e, v in cpu.items()))
+    by_chart: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        by_chart[r["chart"]].append(r)
+    picked: list[tuple[int, int, int]] = []
+    engines: Counter[str] = Counter()
+    for rs in by_chart.values():
+        choice = choose_engines([r["tesseract"]["conf"] for r in rs])
+        for i, r in enumerate(rs):
+            name = "rapidocr_det" if choice.handwritten else "rapidocr_split"
+            if i not in choice.second or not choice.keep_second(r["tesseract"]["conf"], r[name]["conf"],
+                                                                bool(r[name]["text"])):
+                name = "tesseract"
+            engines[name] += 1
+            # records written before the engine applied fix_letter_slips itself
+            text = r[name]["text"] if name == "tesseract" else fix_letter_slips(r[name]["text"])
+            picked.append(overlap(text, r["gold"]))
+    print(f"choice.choose_engines: {f1(picked):.3f} ({dict(engines)})")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("bench", nargs="*", type=Path)
+    ap.add_argument("--out", type=Path, help="write the per-node records here (JSON lines)")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--engines", default=",".join(ENGINES), help="engines to read with (others read nothing)")
+    ap.add_argument("--summary", type=Path, nargs="*", help="summarise records written before")
+    args = ap.parse_args()
+    records: list[dict[str, Any]] = []
+    for path in args.summary or ():
+        records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for bench in args.bench:
+        records += read_nodes(bench, args.limit, tuple(args.engines.split(",")))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    summary(records)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

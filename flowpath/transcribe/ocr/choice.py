@@ -1,0 +1,110 @@
+"""Which OCR engine reads which node: tesseract (print) or rapidocr (handwriting).
+
+The rule (docs/transcription.md, "Choosing the engine"), applied to one chart's node crops
+after tesseract has read them all:
+
+1. **Per chart**: a chart whose nodes tesseract reads with a median confidence below
+   ``CHART_BELOW`` is handwritten (a print engine is unsure of most of its words); every node of
+   it is read by rapidocr, and rapidocr's reading is kept wherever its confidence reaches
+   ``HAND_KEEP_AT`` (tesseract is often confidently wrong on handwriting, so the two
+   confidences are not compared; the floor keeps tesseract on blurry small print, the other
+   kind of chart tesseract doubts).
+2. **Per crop**, on the other charts: a node tesseract read with a confidence below
+   ``CROP_BELOW`` (or not at all) is read by rapidocr too, and the more confident reading is
+   kept (tesseract's 0-100 scaled to 0-1, rapidocr's line score).
+
+Clean renders are read confidently by tesseract, so neither step sends them to the slower
+engine. The thresholds were chosen per node on a generated hand-drawn tuning set drawn in the train
+handwriting fonts (never the eval set's held-out ones), generated clean renders and the
+wild-look tuning set (`eval/ocr_node_readings.py`; docs/transcription.md has the figures).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flowpath.transcribe.ocr.crops import TextCrop
+    from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading
+
+#: median tesseract node confidence (0-1) under which a chart is taken as handwritten
+CHART_BELOW = 0.75
+#: tesseract confidence (0-1) under which one node of a print chart is read again
+CROP_BELOW = 0.6
+#: rapidocr line confidence (0-1) from which its reading replaces tesseract's on a handwritten chart
+HAND_KEEP_AT = 0.8
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """The plan for one chart.
+
+    Attributes:
+        handwritten: the chart as a whole is taken as handwritten (step 1).
+        second: indices of the crops rapidocr reads.
+    """
+
+    handwritten: bool
+    second: tuple[int, ...]
+
+    def keep_second(self, first_conf: float, second_conf: float, second_read: bool) -> bool:
+        """Whether rapidocr's reading replaces tesseract's for a crop in ``second``."""
+        if not second_read:
+            return False
+        return second_conf >= HAND_KEEP_AT if self.handwritten else second_conf > first_conf
+
+
+def choose_engines(confidences: Sequence[float | None], *, chart_below: float = CHART_BELOW,
+                   crop_below: float = CROP_BELOW) -> EngineChoice:
+    """The engine plan of one chart from tesseract's confidence per node crop.
+
+    Args:
+        confidences: tesseract's mean word confidence (0-1) per crop; 0 where it read
+            nothing; None for a crop without ink (never read again).
+        chart_below: step 1's threshold on the median over crops with ink.
+        crop_below: step 2's per-crop threshold.
+
+    Returns:
+        Which crops rapidocr reads, and whether the chart is taken as handwritten.
+    """
+    inked = sorted(c for c in confidences if c is not None)
+    if not inked:
+        return EngineChoice(False, ())
+    median = inked[len(inked) // 2] if len(inked) % 2 else (inked[len(inked) // 2 - 1] + inked[len(inked) // 2]) / 2
+    handwritten = median < chart_below
+    limit = 1.01 if handwritten else crop_below
+    return EngineChoice(handwritten, tuple(i for i, c in enumerate(confidences) if c is not None and c < limit))
+
+
+def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading],
+                   engine: Callable[[], RapidOCREngine | None], *, chart_below: float = CHART_BELOW,
+                   crop_below: float = CROP_BELOW) -> list[Reading]:
+    """Apply the rule to one chart's node crops, which tesseract has read (``readings``).
+
+    Args:
+        crops: the chart's cleaned node crops (None: no ink).
+        readings: tesseract's reading of each.
+        engine: gives the rapidocr engine, loaded on first need (None when it is not
+            installed: tesseract's readings stand).
+        chart_below: see `choose_engines`.
+        crop_below: see `choose_engines`.
+
+    Returns:
+        One reading per crop: on a handwritten chart rapidocr's detector + recogniser
+        (`RapidOCREngine.read`: wobbly handwritten lines touch), elsewhere its recogniser
+        alone on the doubtful crops (`RapidOCREngine.recognise`, as cheap as it gets).
+    """
+    plan = choose_engines([None if c is None else r.confidence for c, r in zip(crops, readings, strict=True)],
+                          chart_below=chart_below, crop_below=crop_below)
+    rapid = engine() if plan.second else None
+    if rapid is None:
+        return list(readings)
+    asked = [crops[i] for i in plan.second]
+    again = rapid.read(asked) if plan.handwritten else rapid.recognise(asked)
+    out = list(readings)
+    for i, r in zip(plan.second, again, strict=True):
+        if plan.keep_second(readings[i].confidence, r.confidence, bool(r.words)):
+            out[i] = r
+    return out
