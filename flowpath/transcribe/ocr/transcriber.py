@@ -42,7 +42,13 @@ from flowpath.graph import Edge, FlowChart, Node
 from flowpath.models.base import LabelledChart, Transcriber, Transcription
 from flowpath.transcribe.ocr import connectors as cx
 from flowpath.transcribe.ocr import text as tx
-from flowpath.transcribe.ocr.crops import TextCrop, median_line_height, to_label_crop, to_text_crop
+from flowpath.transcribe.ocr.crops import (
+    SMALL_LINE,
+    TextCrop,
+    median_line_height,
+    to_label_crop,
+    to_text_crop,
+)
 from flowpath.transcribe.ocr.engines import OCREngine, Reading, TesseractEngine
 from flowpath.transcribe.shapes import classify_shape
 
@@ -366,6 +372,8 @@ class OCRTranscriber(Transcriber):
         labels = self._read_labels(page, boxes, components, nodes.line_h)
         node_readings = nodes.reading.result()
         node_texts = self._texts(node_readings)
+        if nodes.line_h < SMALL_LINE:  # small print loses thin strokes: "deadine" (issue 14)
+            node_texts = [tx.correct_spelling(t, self.lang) for t in node_texts]
         problems: list[str] = []
         fc = FlowChart("TD")
         for i, letter in enumerate(page.letters):
