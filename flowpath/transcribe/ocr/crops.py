@@ -24,8 +24,14 @@ _FLAT_FILL = 30.0
 _FLAT_BLOCKS = 1.0
 #: target height of a text line (px) when crops are rescaled for tesseract
 _TARGET_LINE = 30.0
-#: node text lines shorter than this (px) are scaled up in colour before cleaning
-_SMALL_LINE = 14.0
+#: node text lines shorter than this (px) are small print: scaled up in colour before cleaning,
+#: normalised to their strongest ink, and their out-of-vocabulary words spell-corrected
+#: (`flowpath.transcribe.ocr.text.correct_spelling`)
+SMALL_LINE = 14.0
+#: small print: the glyphs' colour is this percentile of their pixels' distance from the fill
+#: (5-7 px letters are mostly anti-aliased edge; the median colour made every edge pixel full
+#: ink and the letters ran together)
+_SMALL_INK_PCT = 97.0
 #: edge labels: ink is at least this far from the box colour towards the text colour (the
 #: connector seen through a translucent label box measured ~0.6)
 _LABEL_STRONG = 0.72
@@ -71,7 +77,9 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     """
     if rgb.size == 0 or rgb.shape[0] < 4 or rgb.shape[1] < 4:
         return None
-    if line_height and line_height < _SMALL_LINE:
+    small = False
+    if line_height and line_height < SMALL_LINE:
+        small = True
         # small images: scale the colour crop up *before* separating ink from fill, so 1-2 px
         # strokes are not lost to the ink threshold and JPEG blocks are smoothed (issue 14)
         up = _TARGET_LINE / line_height
@@ -112,7 +120,10 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     # on styled fills, the glyphs' own colour: their strongest pixels, not the anti-aliased and
     # JPEG-smeared edges (small print is mostly edge; normalising to its median colour made
     # every edge pixel full ink and the glyphs ran together)
-    strong = core & (dist >= np.percentile(dist[core], 75)) if styled else core
+    if small:
+        strong = core & (dist >= np.percentile(dist[core], _SMALL_INK_PCT))
+    else:
+        strong = core & (dist >= np.percentile(dist[core], 75)) if styled else core
     ink_color = fill_color(rgb, strong)
     axis = ink_color - fill  # (3,) or, against a local fill, (h, w, 3)
     denom = (axis ** 2).sum(axis=-1)

@@ -44,6 +44,7 @@ from flowpath.transcribe.ocr import connectors as cx
 from flowpath.transcribe.ocr import text as tx
 from flowpath.transcribe.ocr.choice import second_opinion
 from flowpath.transcribe.ocr.crops import (
+    SMALL_LINE,
     TextCrop,
     color_distance,
     fill_color,
@@ -397,6 +398,8 @@ class OCRTranscriber(Transcriber):
         labels = self._read_labels(page, boxes, components, nodes.line_h)
         node_readings = nodes.reading.result()
         node_texts = self._texts(node_readings)
+        if nodes.line_h < SMALL_LINE:  # small print loses thin strokes: "deadine" (issue 14)
+            node_texts = [tx.correct_spelling(t, self.lang) for t in node_texts]
         problems: list[str] = []
         fc = FlowChart("TD")
         for i, letter in enumerate(page.letters):

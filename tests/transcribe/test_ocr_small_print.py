@@ -1,0 +1,79 @@
+"""Small print (issue 14): 9-10 px text on a saturated fill, blurred and JPEG-compressed, as the
+wild family draws it. Its crop keeps the letters apart, and words that lost a thin stroke are
+spelled back from the English frequency list. Real tesseract, real rendered text."""
+
+from __future__ import annotations
+
+import io
+from importlib.util import find_spec
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from tests.transcribe.markers import require_tesserocr
+
+require_symspellpy = pytest.mark.skipif(find_spec("symspellpy") is None,
+                                        reason="needs symspellpy's frequency list (flowpath[ocr])")
+
+_TEXTS = ["Is the deadline past?", "Output the finished materials", "Collect the leaves",
+          "Sand the frame in a cool place", "Fold the soil until smooth"]
+
+
+def _small_node(text: str, size: int, fill: tuple[int, int, int] = (150, 190, 40)) -> np.ndarray:
+    """A 200 x 40 node, black ``text`` at ``size`` px, blurred a little and saved as JPEG."""
+    pil = Image.new("RGB", (200, 40), fill)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", size)
+    ImageDraw.Draw(pil).text((100, 20), text, fill=(0, 0, 0), font=font, anchor="mm")
+    buf = io.BytesIO()
+    pil.filter(ImageFilter.GaussianBlur(0.6)).save(buf, format="JPEG", quality=50)
+    return np.asarray(Image.open(buf).convert("RGB"))
+
+
+@require_symspellpy
+@pytest.mark.parametrize(("read", "want"), [
+    ("Is the deadine past?", "Is the deadline past?"),      # a lost thin letter
+    ("Output the finshed matenals", "Output the finished materials"),
+    ("SMOOTHH", "SMOOTH"),                                   # case kept
+])
+def test_spelling_restores_words_that_lost_a_stroke(read, want):
+    from flowpath.transcribe.ocr.text import correct_spelling
+
+    assert correct_spelling(read) == want
+
+
+@require_symspellpy
+@pytest.mark.parametrize("text", [
+    "Call fetch_data()", "x = x42 + 1", "Stat the file", "Is the queue empty?", "Run qzxv",
+])
+def test_spelling_leaves_known_words_and_identifiers(text):
+    from flowpath.transcribe.ocr.text import correct_spelling
+
+    # known words (even a wrong one: "Stat"), identifiers, numbers and words no dictionary
+    # word is near are left as read
+    assert correct_spelling(text) == text
+
+
+@require_symspellpy
+def test_spelling_only_for_english():
+    from flowpath.transcribe.ocr.text import correct_spelling
+
+    assert correct_spelling("Is the deadine past?", lang="deu") == "Is the deadine past?"
+
+
+@require_tesserocr
+def test_small_print_on_a_saturated_fill_reads():
+    from flowpath.metrics.transcription import words
+    from flowpath.transcribe.ocr.crops import SMALL_LINE, to_text_crop
+    from flowpath.transcribe.ocr.engines import TesseractEngine
+    from flowpath.transcribe.ocr.text import correct_spelling, join_lines
+
+    size = 9
+    assert size * 1.2 < SMALL_LINE  # the small-print path
+    crops = [to_text_crop(_small_node(t, size), None, line_height=size * 1.2) for t in _TEXTS]
+    assert all(c is not None for c in crops)
+    readings = TesseractEngine("eng", workers=1).read(crops)
+    gold = [w for t in _TEXTS for w in words(t)]
+    read = [w for r in readings for w in words(correct_spelling(join_lines(r.words)))]
+    hits = sum(min(read.count(w), gold.count(w)) for w in set(gold))
+    assert hits >= 0.8 * len(gold), read
