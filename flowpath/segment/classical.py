@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flowpath.geometry import Region
+from flowpath.geometry import Region, box_iou_matrix
 from flowpath.models.base import Segmenter
 from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
@@ -203,6 +203,8 @@ class ClassicalSegmenter(Segmenter):
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
+        if colours and blobs:  # the colour layer outlines a filled node closer than a blob
+            blobs = [b for b in blobs if not (box_iou_matrix([b.bbox], [c.bbox for c in colours]) >= 0.5).any()]
         flat_regions = regions + blobs
         if ink is not None:  # cells of squared paper are flat regions that hold no ink
             flat_regions = holds_ink(flat_regions, ink, sx, sy)
