@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{c.id} {group}: {len(pairs)}/{len(gold)} gold, {len(pred)} pred "
                   f"{dict(Counter(e[0] for e in errs))}", flush=True)
     cpu = time.process_time() - cpu0
-    print(f"\n| group | R@0.7 | P@0.7 | gold | pred |\n|---|---|---|---|---|")
+    print("\n| group | R@0.7 | P@0.7 | gold | pred |\n|---|---|---|---|---|")
     for key in sorted(tally, key=lambda k: (k != "overall", k)):
         m, g, q = tally[key]
         print(f"| {key} | {m / max(g, 1):.3f} | {m / max(q, 1):.3f} | {g} | {q} |")

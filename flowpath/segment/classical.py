@@ -204,7 +204,8 @@ class ClassicalSegmenter(Segmenter):
             if r is not None:
                 regions.append(r)
         if colours and blobs:  # the colour layer outlines a filled node closer than a blob
-            blobs = [b for b in blobs if not (box_iou_matrix([b.bbox], [c.bbox for c in colours]) >= 0.5).any()]
+            cboxes = np.array([c.bbox for c in colours], float)
+            blobs = [b for b in blobs if not (box_iou_matrix(np.array([b.bbox], float), cboxes) >= 0.5).any()]
         flat_regions = regions + blobs
         if ink is not None:  # cells of squared paper are flat regions that hold no ink
             flat_regions = holds_ink(flat_regions, ink, sx, sy)
