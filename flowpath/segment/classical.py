@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flowpath.geometry import Region
+from flowpath.geometry import Region, box_iou_matrix
 from flowpath.models.base import Segmenter
 from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
@@ -193,6 +193,8 @@ class ClassicalSegmenter(Segmenter):
         if not cands and not blobs and not strokes and not colours:
             return [], "no closed, text-holding shapes found (not a flowchart, or an unsupported style)"
         cands = [c for c in cands if not self._is_edge_label(work, c, bg)]
+        if colours:
+            cands = [c for c in cands if not self._is_pocket(work, c, colours, sx, sy)]
         cands = _merge_pieces(cands, labels)
         cands = _drop_frames(cands)
         regions: list[Region] = []
@@ -201,6 +203,9 @@ class ClassicalSegmenter(Segmenter):
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
+        if colours and blobs:  # the colour layer outlines a filled node closer than a blob
+            cboxes = np.array([c.bbox for c in colours], float)
+            blobs = [b for b in blobs if not (box_iou_matrix(np.array([b.bbox], float), cboxes) >= 0.5).any()]
         flat_regions = regions + blobs
         if ink is not None:  # cells of squared paper are flat regions that hold no ink
             flat_regions = holds_ink(flat_regions, ink, sx, sy)
@@ -429,6 +434,25 @@ class ClassicalSegmenter(Segmenter):
         vpad = (ink_rows.min() - rows.min()) + (rows.max() - ink_rows.max())
         return hpad <= max(3, 0.2 * c.text_h) or vpad <= 0.5 * c.text_h
 
+    def _is_pocket(self, work: np.ndarray, c: _Cand, colours: list[Region], sx: float, sy: float) -> bool:
+        """A pocket of page between connectors and coloured nodes, not a node: on a chart whose
+        nodes the colour pass found, a flat region of the colour it sits on (within
+        `POCKET_FILL_STEP`) whose box runs into a coloured node's box (a pocket is bounded by
+        connectors and by the nodes they join; a node keeps clear of its neighbours). On the wild
+        tuning sets every flat interior matching a node differed from its surround by >= 115."""
+        key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
+        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
+        if key not in self._bg_of or not len(inner):
+            return False
+        fill = np.median(inner, axis=0)
+        if np.abs(fill - self._bg_of[key]).max() > POCKET_FILL_STEP:
+            return False
+        for r in colours:
+            x0, y0, x1, y1 = r.bbox[0] * sx, r.bbox[1] * sy, r.bbox[2] * sx, r.bbox[3] * sy
+            if min(x1, c.x1) - max(x0, c.x0) >= 2 and min(y1, c.y1) - max(y0, c.y0) >= 2:
+                return True
+        return False
+
     def _grow_to_stroke(self, work: np.ndarray, c: _Cand, bg: np.ndarray) -> tuple[np.ndarray, int, int]:
         """Grow the interior outwards to the centre line of its stroke (where Mermaid's node
         geometry lies): 1 px of boundary-marked fill, then half the stroke.
@@ -594,10 +618,23 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
 
     A colour blob that a region already matches (box IoU >= 0.7), or that lies inside a bigger
     region, adds nothing. Regions a colour blob holds that are much smaller than it are pieces of its
-    fill (gradient bands, a fill cut by text and JPEG): the blob replaces them."""
+    fill (gradient bands, a fill cut by text and JPEG): the blob replaces them. A region holding
+    two or more colour blobs, each well under half its box, is a pocket between connectors (or a
+    subgraph frame) whose nodes the flat pass could not see: dropped, the blobs kept."""
     boxes = np.array([f.bbox for f in flat], float).reshape(-1, 4)
     areas = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
+    cboxes = np.array([c.bbox for c in colours], float).reshape(-1, 4)
+    careas = np.maximum((cboxes[:, 2] - cboxes[:, 0]) * (cboxes[:, 3] - cboxes[:, 1]), 1e-9)
     drop: set[int] = set()
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
+        ix = np.clip(np.minimum(cboxes[:, 2], x1) - np.maximum(cboxes[:, 0], x0), 0, None)
+        iy = np.clip(np.minimum(cboxes[:, 3], y1) - np.maximum(cboxes[:, 1], y0), 0, None)
+        if ((ix * iy >= 0.8 * careas) & (careas < 0.4 * areas[i])).sum() >= 2:
+            drop.add(i)
+    kept = [k for k in range(len(flat)) if k not in drop]
+    boxes, areas = boxes[kept], areas[kept]
+    flat = [flat[k] for k in kept]
+    drop = set()
     keep = []
     for c in colours:
         x0, y0, x1, y1 = c.bbox
@@ -644,6 +681,10 @@ def _is_clean_render(image: np.ndarray, max_rare: float = 0.01) -> bool:
     return bool(bc.max() >= 0.5 * len(border))
 
 
+#: a flat region whose fill is within this step (max over RGB) of the colour around it is page,
+#: not a node, when it runs into a coloured node (`ClassicalSegmenter._is_pocket`); pockets on
+#: the wild tuning sets measured 0-29, node interiors 115 and more
+POCKET_FILL_STEP = 40
 #: flat regions per megapixel above which a clean render's interiors are cut into strips (the
 #: hachure fills of hand-drawn looks give 3,800-29,000; clean renders of every paper family 70-750,
 #: measured on the seg_tune_hand and seg_tune_clean tuning sets)

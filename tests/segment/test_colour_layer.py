@@ -1,0 +1,123 @@
+"""The colour-layer pass on web/Office-looking charts (issue 14): white text on deep fills, pale
+textured backdrops, pockets of page between connectors and coloured nodes."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from flowpath.geometry import Region
+from flowpath.metrics import SegmentationMetric
+from flowpath.segment import ClassicalSegmenter
+from flowpath.segment.colour import colour_regions
+from tests.markers import generate_in_child_process, require_chromium
+
+
+def _score(regions: list[Region], boxes: list[tuple[int, int, int, int]]) -> dict:
+    return SegmentationMetric().update(regions, [Region(b) for b in boxes])
+
+
+def _jpeg(img: np.ndarray, quality: int = 70) -> np.ndarray:
+    """``img`` through a JPEG round trip, as a web raster is."""
+    ok, buf = cv2.imencode(".jpg", img[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)[:, :, ::-1].copy()
+
+
+def _node(img: np.ndarray, box: tuple[int, int, int, int], fill: tuple[int, int, int],
+          border: tuple[int, int, int], text: str, text_colour: tuple[int, int, int]) -> None:
+    x0, y0, x1, y1 = box
+    cv2.rectangle(img, (x0, y0), (x1, y1), fill, -1)
+    cv2.rectangle(img, (x0, y0), (x1, y1), border, 2)
+    cv2.putText(img, text, (x0 + 8, (y0 + y1) // 2 + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, text_colour, 1,
+                cv2.LINE_AA)
+
+
+def _deep_fill_chart() -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """A 360 px wide JPEG chart: deep brown, blue and purple fills with small white text."""
+    img = np.full((300, 360, 3), (242, 242, 236), np.uint8)
+    boxes = [(120, 20, 240, 50), (90, 110, 270, 146), (110, 210, 250, 244)]
+    fills = [((147, 84, 21), (97, 50, 4)), ((42, 92, 148), (20, 50, 100)), ((104, 44, 160), (60, 20, 100))]
+    for box, (fill, border) in zip(boxes, fills, strict=True):
+        _node(img, box, fill, border, "Build the index", (255, 255, 255))
+    for (x0, _, x1, y1), (_, y0n, _, _) in zip(boxes, boxes[1:], strict=False):  # connectors
+        cv2.line(img, ((x0 + x1) // 2, y1), ((x0 + x1) // 2, y0n), (60, 70, 100), 2)
+    return _jpeg(img), boxes
+
+
+def test_white_text_on_deep_fills_of_a_small_jpeg_is_text_and_every_node_is_found():
+    img, boxes = _deep_fill_chart()
+    regions = colour_regions(img, 1.0, 1.0, img.shape[:2])
+    row = _score(regions, boxes)
+    assert row["recall@0.7"] == 1.0, f"deep-filled nodes missed by the colour layer: {[r.bbox for r in regions]}"
+    (found,) = ClassicalSegmenter()([img])
+    row = _score(found, boxes)
+    assert row["recall@0.7"] == 1.0 and row["precision@0.7"] == 1.0, [r.bbox for r in found]
+
+
+def test_a_pale_textured_backdrop_gives_no_colour_blobs():
+    """A tinted subgraph fill on grainy paper whose chroma hovers at the colour threshold breaks
+    into specks with JPEG noise 'text' inside; none of them is a node."""
+    rng = np.random.default_rng(3)
+    img = np.full((320, 420, 3), (220, 220, 220), np.uint8)
+    img[40:280, 40:380] = (212, 230, 192)  # pale green backdrop, chroma 38
+    img = np.clip(img.astype(np.int32) + rng.integers(-14, 15, img.shape), 0, 255).astype(np.uint8)
+    img = cv2.GaussianBlur(img, (3, 3), 0)
+    box = (150, 130, 270, 170)
+    _node(img, box, (117, 147, 21), (74, 97, 4), "Is it warm?", (0, 0, 0))
+    img = _jpeg(img, 60)
+    regions = colour_regions(img, 1.0, 1.0, img.shape[:2])
+    row = _score(regions, [box])
+    assert row["recall@0.7"] == 1.0, f"the node was lost: {[r.bbox for r in regions]}"
+    assert row["precision@0.7"] == 1.0, f"specks of the backdrop taken for nodes: {[r.bbox for r in regions]}"
+
+
+def test_a_pocket_of_page_between_connectors_and_coloured_nodes_is_not_a_node():
+    """Two coloured nodes side by side, both joined to a third below by elbow connectors: the
+    page enclosed between them (holding an edge label) is a flat region that looks like an
+    unfilled node; it is not one, and the nodes it runs into are all found."""
+    img = np.full((300, 420, 3), (232, 232, 232), np.uint8)
+    boxes = [(40, 30, 170, 70), (250, 30, 380, 70), (145, 220, 275, 260)]
+    for box in boxes:
+        _node(img, box, (76, 199, 240), (0, 120, 160), "Read a value", (0, 0, 0))
+    ink = (40, 40, 40)
+    for x in (105, 315):  # elbows down from each top node to the bottom one's sides
+        cv2.line(img, (x, 70), (x, 240), ink, 2)
+    cv2.line(img, (105, 240), (145, 240), ink, 2)
+    cv2.line(img, (275, 240), (315, 240), ink, 2)
+    cv2.line(img, (170, 50), (250, 50), ink, 2)  # a connector between the top nodes closes the pocket
+    cv2.putText(img, "Yes", (190, 140), cv2.FONT_HERSHEY_SIMPLEX, 0.4, ink, 1, cv2.LINE_AA)
+    img = _jpeg(img, 75)
+    (found,) = ClassicalSegmenter()([img])
+    row = _score(found, boxes)
+    assert row["recall@0.7"] == 1.0, f"nodes missed: {[r.bbox for r in found]}"
+    assert row["precision@0.7"] == 1.0, f"the pocket was taken for a node: {[r.bbox for r in found]}"
+
+
+WEB_GRAPH = """flowchart TD
+    S([Begin]) --> L[Load the orders]
+    L --> Q{Any left?}
+    Q -->|Yes| P[Ship the next order]
+    P --> Q
+    Q -->|No| X([Stop])
+"""
+
+
+@require_chromium
+def test_a_wild_render_with_white_text_on_a_deep_fill_comes_back_with_every_node(tmp_path):
+    """The generator's wild look, seed 1: deep magenta fills with white text, a grey page, a
+    538 px JPEG raster: every node found, and no pocket of page between them (the code before
+    this test kept one such pocket as a sixth node)."""
+    from flowpath.datasets.febench import Benchmark
+    from flowpath.io import load_image
+
+    (tmp_path / "web.mmd").write_text(WEB_GRAPH)
+    generate_in_child_process([str(tmp_path / "bench"), "--input", str(tmp_path / "web.mmd"), "--styles",
+                               "wild", "--split", "train", "--workers", "0", "--seed", "1",
+                               "--renderers", "mermaid"])
+    (chart,) = list(Benchmark(tmp_path / "bench").charts())
+    assert chart.style_family == "wild" and len(chart.regions) == 5
+    (found,) = ClassicalSegmenter()([load_image(chart.image_path)])
+    row = _score(found, [r.bbox for r in chart.regions.values()])
+    assert (row["recall@0.7"], row["precision@0.7"]) == (1.0, 1.0), (
+        f"found {[r.bbox for r in found]}, gold {[r.bbox for r in chart.regions.values()]}")
