@@ -174,19 +174,21 @@ class ClassicalSegmenter(Segmenter):
         cands = self._candidates(work, labels, stats, n)
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
         # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look
-        rough = clean and _looks_hand_drawn(len(cands), n, work.shape[0] * work.shape[1])
+        rough = clean and _looks_hand_drawn(cands, n, work.shape[0] * work.shape[1])
         ink = None
         if self.strokes and (rough or not clean):
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
             # colour is 30-40 % darker than the page and would fill every node's inside
-            ink = ink_mask(work, HAND_DRAWN_INK_CONTRAST if rough else PAGE_INK_CONTRAST)
+            ink = (ink_mask(work, HAND_DRAWN_INK_CONTRAST, ruling=False) if rough
+                   else ink_mask(work, PAGE_INK_CONTRAST))
         blobs: list[Region] = []
         if text_h < self.small_text:
             # tiny chart (e.g. a wide left-to-right chart squeezed to 1600 px): text touches the
             # node outlines and splits the flat interiors, so also look for solid blobs
             pen = (work.mean(axis=2) < 0.45 * float(bg.mean())) if rough else None
             blobs = self._blob_regions(work, bg, sx, sy, (H, W), pen=pen)
-        strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks)
+        strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks,
+                                  bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough)
                    if ink is not None else [])
         colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks)
                    if self.colour and not clean else [])
@@ -655,6 +657,15 @@ PAGE_INK_CONTRAST = 0.3
 #: ... and clean hand-drawn renders, where only the pen counts (tinted hachure fills are 0.3-0.4;
 #: 0.4 / 0.5 / 0.6 gave R/P@0.7 0.860/0.920, 0.876/0.930, 0.876/0.930 on seg_tune_hand)
 HAND_DRAWN_INK_CONTRAST = 0.5
+#: a clean render is hand-drawn when fewer of its flat interiors than this share have four
+#: straight sides (`_straight_sided`): hand-drawn tuning charts 0-0.18 except 3 of 52 (0.29-0.38),
+#: clean renders of the four paper families 0.22-0.8 (seg_tune_hand, seg_tune_hand2,
+#: seghand_tune3, seg_tune_clean, seg_tune_clean2)
+MIN_STRAIGHT_SHARE = 0.2
+#: hand-drawn outline gaps bridged along the stroke, in letter heights (R/P@0.7 on the three
+#: hand-drawn tuning sets with the stroke pass on every chart: 1.0 0.876/0.958, 1.5 0.904/0.956,
+#: 2.0 0.895/0.957, 2.5 0.871/0.950; no bridging 0.876/0.945)
+HAND_DRAWN_BRIDGE = 1.5
 #: a stroke node holding two flat nodes this big (share of its box) is a frame around them; 0.08
 #: let hand-drawn subgraph frames through and dropped the nodes inside (seg_tune_hand2 with the
 #: stroke pass on every chart: R/P@0.7 0.821/0.948 -> 0.877/0.963 at 0.01-0.04; tuning photo and
@@ -662,13 +673,29 @@ HAND_DRAWN_INK_CONTRAST = 0.5
 FRAME_NODE_SHARE = 0.02
 
 
-def _looks_hand_drawn(n_candidates: int, n_flat: int, n_pixels: int) -> bool:
+def _looks_hand_drawn(cands: list[_Cand], n_flat: int, n_pixels: int) -> bool:
     """Evidence from the flat pass that a clean render is hand-drawn (rough.js strokes): it found
-    no closed, text-holding interior at all (outlines open at the corners), or its flat regions
-    are far denser than any clean render's (hachure fills cut interiors into strips). On such a
-    chart the stroke pass finds what the flat pass cannot; on other clean renders it is not run
-    (it costs time there and adds false nodes)."""
-    return n_candidates == 0 or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6
+    no closed, text-holding interior at all (outlines open at the corners), its flat regions
+    are far denser than any clean render's (hachure fills cut interiors into strips), or hardly
+    any interior it found has four straight sides (`_straight_sided`: a ruler-drawn node's
+    sides are; a pen's wobble). On such a chart the stroke pass finds what the flat pass cannot;
+    on other clean renders it is not run (it costs time there and adds false nodes)."""
+    if not cands or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6:
+        return True
+    return sum(_straight_sided(c) for c in cands) < MIN_STRAIGHT_SHARE * len(cands)
+
+
+def _straight_sided(c: _Cand) -> bool:
+    """True when the middle half of each of the interior's four sides is one straight run of
+    pixels (rect, rounded rect, stadium, subroutine: drawn by a renderer, not by a pen)."""
+    if c.w < 20 or c.h < 8:
+        return False
+    f = c.filled
+    cols, rows = f[:, c.w // 4:c.w - c.w // 4], f[c.h // 4:c.h - c.h // 4]
+    if not (cols.any(axis=0).all() and rows.any(axis=1).all()):
+        return False
+    return bool(np.ptp(cols.argmax(axis=0)) == 0 and np.ptp(cols[::-1].argmax(axis=0)) == 0
+                and np.ptp(rows.argmax(axis=1)) == 0 and np.ptp(rows[:, ::-1].argmax(axis=1)) == 0)
 
 
 def _background_colour(image: np.ndarray) -> np.ndarray:
