@@ -105,9 +105,9 @@ def ink_mask(image: np.ndarray, ink_contrast: float = 0.3, ruling_length: int = 
         # ruled or squared paper: its lines are fainter than the pen (long lines as dark as
         # the pen are the drawing's own). Keep, on the lines, only pixels clearly darker than
         # the ruling itself
-        ruling = float(np.median(c[lines]))
-        if ruling < 0.5 * max_pen:
-            ink &= ~lines | (c > max(ink_contrast, 1.6 * ruling))
+        faint = float(np.median(c[lines]))
+        if faint < 0.5 * max_pen:
+            ink &= ~lines | (c > max(ink_contrast, 1.6 * faint))
     return ink
 
 
@@ -218,13 +218,13 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         return []
     sw = stroke_width(ink)
     gap = int(np.clip(round(gap_strokes * sw), 3, 25))
-    closed = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE,
-                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
+    closed: np.ndarray = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE,
+                                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
     if bridge > 0:
         letter = glyph_height(ink)
         length = int(round(bridge * letter))
         if length > gap:
-            closed |= bridge_gaps(ink.astype(np.uint8), length, 2.0 * letter)
+            closed = closed | bridge_gaps(ink.astype(np.uint8), length, 2.0 * letter)
     if enclosed:
         blobs = enclosed_blobs(closed, min_size, max(1, int(round(sw))))
     else:
