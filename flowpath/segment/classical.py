@@ -662,6 +662,9 @@ HAND_DRAWN_INK_CONTRAST = 0.5
 #: clean renders of the four paper families 0.22-0.8 (seg_tune_hand, seg_tune_hand2,
 #: seghand_tune3, seg_tune_clean, seg_tune_clean2)
 MIN_STRAIGHT_SHARE = 0.2
+#: ... and fewer than this share have a straight top and bottom (clean renders 0.58-1.0 on the
+#: same sets: charts of diamonds, parallelograms and stadiums with one rect among them)
+MIN_LEVEL_SHARE = 0.5
 #: hand-drawn outline gaps bridged along the stroke, in letter heights (R/P@0.7 on the three
 #: hand-drawn tuning sets with the stroke pass on every chart: 1.0 0.876/0.958, 1.5 0.904/0.956,
 #: 2.0 0.895/0.957, 2.5 0.871/0.950; no bridging 0.876/0.945)
@@ -677,25 +680,34 @@ def _looks_hand_drawn(cands: list[_Cand], n_flat: int, n_pixels: int) -> bool:
     """Evidence from the flat pass that a clean render is hand-drawn (rough.js strokes): it found
     no closed, text-holding interior at all (outlines open at the corners), its flat regions
     are far denser than any clean render's (hachure fills cut interiors into strips), or hardly
-    any interior it found has four straight sides (`_straight_sided`: a ruler-drawn node's
-    sides are; a pen's wobble). On such a chart the stroke pass finds what the flat pass cannot;
-    on other clean renders it is not run (it costs time there and adds false nodes)."""
+    any interior it found is ruler-straight (`_straight_sides`: a renderer's rect has four
+    straight sides, its parallelogram, stadium or hexagon a straight top and bottom; a pen
+    wobbles). On such a chart the stroke pass finds what the flat pass cannot; on other clean
+    renders it is not run (it costs time there and adds false nodes)."""
     if not cands or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6:
         return True
-    return sum(_straight_sided(c) for c in cands) < MIN_STRAIGHT_SHARE * len(cands)
+    sides = [_straight_sides(c) for c in cands]
+    return (sum(v == 4 for v in sides) < MIN_STRAIGHT_SHARE * len(cands)
+            and sum(v >= 2 for v in sides) < MIN_LEVEL_SHARE * len(cands))
 
 
-def _straight_sided(c: _Cand) -> bool:
-    """True when the middle half of each of the interior's four sides is one straight run of
-    pixels (rect, rounded rect, stadium, subroutine: drawn by a renderer, not by a pen)."""
+def _straight_sides(c: _Cand) -> int:
+    """How many sides of the interior are straight in their middle half (one pixel row or
+    column): 4 (rect, rounded rect, subroutine), 2 (top and bottom: parallelogram, trapezoid,
+    stadium, hexagon) or 0 (diamond, circle, or drawn by a pen)."""
     if c.w < 20 or c.h < 8:
-        return False
+        return 0
     f = c.filled
-    cols, rows = f[:, c.w // 4:c.w - c.w // 4], f[c.h // 4:c.h - c.h // 4]
-    if not (cols.any(axis=0).all() and rows.any(axis=1).all()):
-        return False
-    return bool(np.ptp(cols.argmax(axis=0)) == 0 and np.ptp(cols[::-1].argmax(axis=0)) == 0
-                and np.ptp(rows.argmax(axis=1)) == 0 and np.ptp(rows[:, ::-1].argmax(axis=1)) == 0)
+    cols = f[:, c.w // 4:c.w - c.w // 4]
+    if not cols.any(axis=0).all():
+        return 0
+    if np.ptp(cols.argmax(axis=0)) or np.ptp(cols[::-1].argmax(axis=0)):
+        return 0
+    rows = f[c.h // 4:c.h - c.h // 4]
+    if not rows.any(axis=1).all():
+        return 2
+    level = np.ptp(rows.argmax(axis=1)) == 0 and np.ptp(rows[:, ::-1].argmax(axis=1)) == 0
+    return 4 if level else 2
 
 
 def _background_colour(image: np.ndarray) -> np.ndarray:
