@@ -203,6 +203,8 @@ class ClassicalSegmenter(Segmenter):
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
+        if rough:  # a blob keeps the arrowheads and overshoots touching an outline
+            blobs = _yield_to_strokes(blobs, strokes)
         flat_regions = regions + blobs
         if ink is not None:  # cells of squared paper are flat regions that hold no ink
             flat_regions = holds_ink(flat_regions, ink, sx, sy)
@@ -591,6 +593,26 @@ def _prefer_outlined(flat: list[Region], strokes: list[Region]) -> list[Region]:
     return [f for i, f in enumerate(flat) if i not in drop] + keep_strokes
 
 
+def _yield_to_strokes(blobs: list[Region], strokes: list[Region]) -> list[Region]:
+    """The small-chart pass's blobs less those a stroke-pass node matches (box IoU >= 0.5) or
+    lies in (>= 80 % of its box). On a hand-drawn chart a solid blob keeps the arrowhead or
+    overshoot that touches a node's outline, so its box runs past the node; the paper the
+    outline encloses does not."""
+    if not strokes:
+        return blobs
+    sb = np.array([r.bbox for r in strokes], float)
+    s_area = np.maximum((sb[:, 2] - sb[:, 0]) * (sb[:, 3] - sb[:, 1]), 1e-9)
+    keep = []
+    for b in blobs:
+        x0, y0, x1, y1 = b.bbox
+        inter = (np.clip(np.minimum(sb[:, 2], x1) - np.maximum(sb[:, 0], x0), 0, None)
+                 * np.clip(np.minimum(sb[:, 3], y1) - np.maximum(sb[:, 1], y0), 0, None))
+        b_area = max((x1 - x0) * (y1 - y0), 1e-9)
+        if not ((inter / (s_area + b_area - inter) >= 0.5) | (inter >= 0.8 * s_area)).any():
+            keep.append(b)
+    return keep
+
+
 def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     """Regions plus the colour-layer regions that do not compete with them.
 
@@ -665,6 +687,8 @@ MIN_STRAIGHT_SHARE = 0.2
 #: ... and fewer than this share have a straight top and bottom (clean renders 0.58-1.0 on the
 #: same sets: charts of diamonds, parallelograms and stadiums with one rect among them)
 MIN_LEVEL_SHARE = 0.5
+STRAIGHT_SIDES_GATE = True
+STRAIGHT_RUN = 0.85
 #: hand-drawn outline gaps bridged along the stroke, in letter heights (R/P@0.7 on the three
 #: hand-drawn tuning sets with the stroke pass on every chart: 1.0 0.876/0.958, 1.5 0.904/0.956,
 #: 2.0 0.895/0.957, 2.5 0.871/0.950; no bridging 0.876/0.945)
@@ -686,28 +710,36 @@ def _looks_hand_drawn(cands: list[_Cand], n_flat: int, n_pixels: int) -> bool:
     renders it is not run (it costs time there and adds false nodes)."""
     if not cands or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6:
         return True
+    if not STRAIGHT_SIDES_GATE:
+        return False
     sides = [_straight_sides(c) for c in cands]
     return (sum(v == 4 for v in sides) < MIN_STRAIGHT_SHARE * len(cands)
             and sum(v >= 2 for v in sides) < MIN_LEVEL_SHARE * len(cands))
 
 
 def _straight_sides(c: _Cand) -> int:
-    """How many sides of the interior are straight in their middle half (one pixel row or
-    column): 4 (rect, rounded rect, subroutine), 2 (top and bottom: parallelogram, trapezoid,
-    stadium, hexagon) or 0 (diamond, circle, or drawn by a pen)."""
+    """How many sides of the interior are straight in their middle half: 4 (rect, rounded
+    rect, subroutine), 2 (top and bottom: parallelogram, trapezoid, stadium, hexagon) or 0
+    (diamond, circle, or drawn by a pen). A side is straight when one pixel row (column) holds
+    its edge along `STRAIGHT_RUN` of that middle half (an arrowhead touching it dents a few
+    columns; a pen's wobble moves the edge along most of the side)."""
     if c.w < 20 or c.h < 8:
         return 0
     f = c.filled
     cols = f[:, c.w // 4:c.w - c.w // 4]
     if not cols.any(axis=0).all():
         return 0
-    if np.ptp(cols.argmax(axis=0)) or np.ptp(cols[::-1].argmax(axis=0)):
+    if not (_one_line(cols.argmax(axis=0)) and _one_line(cols[::-1].argmax(axis=0))):
         return 0
     rows = f[c.h // 4:c.h - c.h // 4]
     if not rows.any(axis=1).all():
         return 2
-    level = np.ptp(rows.argmax(axis=1)) == 0 and np.ptp(rows[:, ::-1].argmax(axis=1)) == 0
-    return 4 if level else 2
+    return 4 if _one_line(rows.argmax(axis=1)) and _one_line(rows[:, ::-1].argmax(axis=1)) else 2
+
+
+def _one_line(offsets: np.ndarray) -> bool:
+    """True when one value holds `STRAIGHT_RUN` of the edge offsets along a side."""
+    return bool(np.bincount(offsets).max() >= STRAIGHT_RUN * len(offsets))
 
 
 def _background_colour(image: np.ndarray) -> np.ndarray:
