@@ -680,14 +680,17 @@ PAGE_INK_CONTRAST = 0.3
 #: 0.4 / 0.5 / 0.6 gave R/P@0.7 0.860/0.920, 0.876/0.930, 0.876/0.930 on seg_tune_hand)
 HAND_DRAWN_INK_CONTRAST = 0.5
 #: a clean render is hand-drawn when fewer of its flat interiors than this share have four
-#: straight sides (`_straight_sided`): hand-drawn tuning charts 0-0.18 except 3 of 52 (0.29-0.38),
-#: clean renders of the four paper families 0.22-0.8 (seg_tune_hand, seg_tune_hand2,
-#: seghand_tune3, seg_tune_clean, seg_tune_clean2)
+#: straight sides (`_straight_sides`) ...
 MIN_STRAIGHT_SHARE = 0.2
-#: ... and fewer than this share have a straight top and bottom (clean renders 0.58-1.0 on the
-#: same sets: charts of diamonds, parallelograms and stadiums with one rect among them)
+#: ... and fewer than this share a straight top and bottom (a chart of parallelograms, stadiums
+#: and diamonds). On the tuning sets (seg_tune_hand, seg_tune_hand2, seghand_tune3 hand-drawn;
+#: seg_tune_clean, seg_tune_clean2, edge_tune_puml, edges_tune_wild clean Mermaid, Graphviz
+#: and PlantUML renders) it fires on 22 of the 35 hand-drawn charts whose flat pass found
+#: interiors, and on 2 of the 58 clean-set charts: one drawn in the handDrawn look, and one of
+#: Graphviz ellipses, which gained no false node
 MIN_LEVEL_SHARE = 0.5
-STRAIGHT_SIDES_GATE = True
+#: a side is straight when one pixel row holds its edge along this share of its middle half
+#: (an arrowhead dents PlantUML's boxes on a few columns)
 STRAIGHT_RUN = 0.85
 #: hand-drawn outline gaps bridged along the stroke, in letter heights (R/P@0.7 on the three
 #: hand-drawn tuning sets with the stroke pass on every chart: 1.0 0.876/0.958, 1.5 0.904/0.956,
@@ -710,8 +713,6 @@ def _looks_hand_drawn(cands: list[_Cand], n_flat: int, n_pixels: int) -> bool:
     renders it is not run (it costs time there and adds false nodes)."""
     if not cands or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6:
         return True
-    if not STRAIGHT_SIDES_GATE:
-        return False
     sides = [_straight_sides(c) for c in cands]
     return (sum(v == 4 for v in sides) < MIN_STRAIGHT_SHARE * len(cands)
             and sum(v >= 2 for v in sides) < MIN_LEVEL_SHARE * len(cands))

@@ -168,7 +168,7 @@ def _wobbly_box(img: np.ndarray, box: tuple[int, int, int, int], gap: int, seed:
         keep = np.ones(len(t), bool)
         if k in (0, 1):  # top and right: a pen lift at 40 % of the side
             keep = np.abs(t * length - 0.4 * length) > gap / 2
-        for (p, q), ok in zip(zip(pts[:-1], pts[1:]), keep[:-1] & keep[1:], strict=True):
+        for p, q, ok in zip(pts[:-1], pts[1:], keep[:-1] & keep[1:], strict=True):
             if ok:
                 cv2.line(img, (round(p[0]), round(p[1])), (round(q[0]), round(q[1])), (30, 30, 30), 2,
                          cv2.LINE_AA)
