@@ -234,7 +234,10 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cut, cut)))
         blobs = interior_blobs(solid, min_size)
     ring_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    near_ink = cv2.dilate(ink.astype(np.uint8), ring_k, iterations=max(1, round(sw / 2))).astype(bool)
+    # enclosed paper is bounded by the closed ink, bridges included (a long bridge also fills
+    # a diamond's corners, so its outline runs there a few px off the pen)
+    outline_of = closed if enclosed else ink.astype(np.uint8)
+    near_ink = cv2.dilate(outline_of, ring_k, iterations=max(1, round(sw / 2))).astype(bool)
     shrink = max(0, int(round(sw / 2)))
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
     for x, y, w, h, area, m in blobs:
