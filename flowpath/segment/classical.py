@@ -174,19 +174,21 @@ class ClassicalSegmenter(Segmenter):
         cands = self._candidates(work, labels, stats, n)
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
         # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look
-        rough = clean and _looks_hand_drawn(len(cands), n, work.shape[0] * work.shape[1])
+        rough = clean and _looks_hand_drawn(cands, n, work.shape[0] * work.shape[1])
         ink = None
         if self.strokes and (rough or not clean):
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
             # colour is 30-40 % darker than the page and would fill every node's inside
-            ink = ink_mask(work, HAND_DRAWN_INK_CONTRAST if rough else PAGE_INK_CONTRAST)
+            ink = (ink_mask(work, HAND_DRAWN_INK_CONTRAST, ruling=False) if rough
+                   else ink_mask(work, PAGE_INK_CONTRAST))
         blobs: list[Region] = []
         if text_h < self.small_text:
             # tiny chart (e.g. a wide left-to-right chart squeezed to 1600 px): text touches the
             # node outlines and splits the flat interiors, so also look for solid blobs
             pen = (work.mean(axis=2) < 0.45 * float(bg.mean())) if rough else None
             blobs = self._blob_regions(work, bg, sx, sy, (H, W), pen=pen)
-        strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks)
+        strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks,
+                                  bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough)
                    if ink is not None else [])
         colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks)
                    if self.colour and not clean else [])
@@ -206,6 +208,8 @@ class ClassicalSegmenter(Segmenter):
         if colours and blobs:  # the colour layer outlines a filled node closer than a blob
             cboxes = np.array([c.bbox for c in colours], float)
             blobs = [b for b in blobs if not (box_iou_matrix(np.array([b.bbox], float), cboxes) >= 0.5).any()]
+        if rough:  # a blob keeps the arrowheads and overshoots touching an outline
+            blobs = _yield_to_strokes(blobs, strokes)
         flat_regions = regions + blobs
         if ink is not None:  # cells of squared paper are flat regions that hold no ink
             flat_regions = holds_ink(flat_regions, ink, sx, sy)
@@ -613,6 +617,26 @@ def _prefer_outlined(flat: list[Region], strokes: list[Region]) -> list[Region]:
     return [f for i, f in enumerate(flat) if i not in drop] + keep_strokes
 
 
+def _yield_to_strokes(blobs: list[Region], strokes: list[Region]) -> list[Region]:
+    """The small-chart pass's blobs less those a stroke-pass node matches (box IoU >= 0.5) or
+    lies in (>= 80 % of its box). On a hand-drawn chart a solid blob keeps the arrowhead or
+    overshoot that touches a node's outline, so its box runs past the node; the paper the
+    outline encloses does not."""
+    if not strokes:
+        return blobs
+    sb = np.array([r.bbox for r in strokes], float)
+    s_area = np.maximum((sb[:, 2] - sb[:, 0]) * (sb[:, 3] - sb[:, 1]), 1e-9)
+    keep = []
+    for b in blobs:
+        x0, y0, x1, y1 = b.bbox
+        inter = (np.clip(np.minimum(sb[:, 2], x1) - np.maximum(sb[:, 0], x0), 0, None)
+                 * np.clip(np.minimum(sb[:, 3], y1) - np.maximum(sb[:, 1], y0), 0, None))
+        b_area = max((x1 - x0) * (y1 - y0), 1e-9)
+        if not ((inter / (s_area + b_area - inter) >= 0.5) | (inter >= 0.8 * s_area)).any():
+            keep.append(b)
+    return keep
+
+
 def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     """Regions plus the colour-layer regions that do not compete with them.
 
@@ -696,6 +720,23 @@ PAGE_INK_CONTRAST = 0.3
 #: ... and clean hand-drawn renders, where only the pen counts (tinted hachure fills are 0.3-0.4;
 #: 0.4 / 0.5 / 0.6 gave R/P@0.7 0.860/0.920, 0.876/0.930, 0.876/0.930 on seg_tune_hand)
 HAND_DRAWN_INK_CONTRAST = 0.5
+#: a clean render is hand-drawn when fewer of its flat interiors than this share have four
+#: straight sides (`_straight_sides`) ...
+MIN_STRAIGHT_SHARE = 0.2
+#: ... and fewer than this share a straight top and bottom (a chart of parallelograms, stadiums
+#: and diamonds). On the tuning sets (seg_tune_hand, seg_tune_hand2, seghand_tune3 hand-drawn;
+#: seg_tune_clean, seg_tune_clean2, edge_tune_puml, edges_tune_wild clean Mermaid, Graphviz
+#: and PlantUML renders) it fires on 22 of the 35 hand-drawn charts whose flat pass found
+#: interiors, and on 2 of the 58 clean-set charts: one drawn in the handDrawn look, and one of
+#: Graphviz ellipses, which gained no false node
+MIN_LEVEL_SHARE = 0.5
+#: a side is straight when one pixel row holds its edge along this share of its middle half
+#: (an arrowhead dents PlantUML's boxes on a few columns)
+STRAIGHT_RUN = 0.85
+#: hand-drawn outline gaps bridged along the stroke, in letter heights (R/P@0.7 on the three
+#: hand-drawn tuning sets with the stroke pass on every chart: 1.0 0.876/0.958, 1.5 0.904/0.956,
+#: 2.0 0.895/0.957, 2.5 0.871/0.950; no bridging 0.876/0.945)
+HAND_DRAWN_BRIDGE = 1.5
 #: a stroke node holding two flat nodes this big (share of its box) is a frame around them; 0.08
 #: let hand-drawn subgraph frames through and dropped the nodes inside (seg_tune_hand2 with the
 #: stroke pass on every chart: R/P@0.7 0.821/0.948 -> 0.877/0.963 at 0.01-0.04; tuning photo and
@@ -703,13 +744,44 @@ HAND_DRAWN_INK_CONTRAST = 0.5
 FRAME_NODE_SHARE = 0.02
 
 
-def _looks_hand_drawn(n_candidates: int, n_flat: int, n_pixels: int) -> bool:
+def _looks_hand_drawn(cands: list[_Cand], n_flat: int, n_pixels: int) -> bool:
     """Evidence from the flat pass that a clean render is hand-drawn (rough.js strokes): it found
-    no closed, text-holding interior at all (outlines open at the corners), or its flat regions
-    are far denser than any clean render's (hachure fills cut interiors into strips). On such a
-    chart the stroke pass finds what the flat pass cannot; on other clean renders it is not run
-    (it costs time there and adds false nodes)."""
-    return n_candidates == 0 or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6
+    no closed, text-holding interior at all (outlines open at the corners), its flat regions
+    are far denser than any clean render's (hachure fills cut interiors into strips), or hardly
+    any interior it found is ruler-straight (`_straight_sides`: a renderer's rect has four
+    straight sides, its parallelogram, stadium or hexagon a straight top and bottom; a pen
+    wobbles). On such a chart the stroke pass finds what the flat pass cannot; on other clean
+    renders it is not run (it costs time there and adds false nodes)."""
+    if not cands or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6:
+        return True
+    sides = [_straight_sides(c) for c in cands]
+    return (sum(v == 4 for v in sides) < MIN_STRAIGHT_SHARE * len(cands)
+            and sum(v >= 2 for v in sides) < MIN_LEVEL_SHARE * len(cands))
+
+
+def _straight_sides(c: _Cand) -> int:
+    """How many sides of the interior are straight in their middle half: 4 (rect, rounded
+    rect, subroutine), 2 (top and bottom: parallelogram, trapezoid, stadium, hexagon) or 0
+    (diamond, circle, or drawn by a pen). A side is straight when one pixel row (column) holds
+    its edge along `STRAIGHT_RUN` of that middle half (an arrowhead touching it dents a few
+    columns; a pen's wobble moves the edge along most of the side)."""
+    if c.w < 20 or c.h < 8:
+        return 0
+    f = c.filled
+    cols = f[:, c.w // 4:c.w - c.w // 4]
+    if not cols.any(axis=0).all():
+        return 0
+    if not (_one_line(cols.argmax(axis=0)) and _one_line(cols[::-1].argmax(axis=0))):
+        return 0
+    rows = f[c.h // 4:c.h - c.h // 4]
+    if not rows.any(axis=1).all():
+        return 2
+    return 4 if _one_line(rows.argmax(axis=1)) and _one_line(rows[:, ::-1].argmax(axis=1)) else 2
+
+
+def _one_line(offsets: np.ndarray) -> bool:
+    """True when one value holds `STRAIGHT_RUN` of the edge offsets along a side."""
+    return bool(np.bincount(offsets).max() >= STRAIGHT_RUN * len(offsets))
 
 
 def _background_colour(image: np.ndarray) -> np.ndarray:

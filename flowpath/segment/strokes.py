@@ -22,6 +22,8 @@ split it further. This pass looks at ink instead:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from flowpath.geometry import Region
@@ -79,7 +81,8 @@ def _long_lines(mask: np.ndarray, length: int) -> np.ndarray:
     return out.astype(bool)
 
 
-def ink_mask(image: np.ndarray, ink_contrast: float = 0.3, ruling_length: int = 0) -> np.ndarray:
+def ink_mask(image: np.ndarray, ink_contrast: float = 0.3, ruling_length: int = 0,
+             ruling: bool = True) -> np.ndarray:
     """Ink pixels of an RGB image with paper ruling removed (see the module docstring).
 
     Args:
@@ -87,20 +90,24 @@ def ink_mask(image: np.ndarray, ink_contrast: float = 0.3, ruling_length: int = 
         ink_contrast: darker than the local page by this fraction = ink.
         ruling_length: straight runs this long (px) count as ruling when they are fainter than
             the strokes; 0 = one twentieth of the image's longer side.
+        ruling: look for paper ruling at all (a clean render has no paper: False skips the
+            costliest step).
     """
     c = page_contrast(image)
+    ink = c > ink_contrast
+    if not ruling:
+        return ink
     weak = c > 0.08
     max_pen = float(np.percentile(c, 99.5))
-    ink = c > ink_contrast
     length = ruling_length or max(40, max(image.shape[:2]) // 20)
     lines = _long_lines(weak, length)
     if lines.mean() > 0.01:
         # ruled or squared paper: its lines are fainter than the pen (long lines as dark as
         # the pen are the drawing's own). Keep, on the lines, only pixels clearly darker than
         # the ruling itself
-        ruling = float(np.median(c[lines]))
-        if ruling < 0.5 * max_pen:
-            ink &= ~lines | (c > max(ink_contrast, 1.6 * ruling))
+        faint = float(np.median(c[lines]))
+        if faint < 0.5 * max_pen:
+            ink &= ~lines | (c > max(ink_contrast, 1.6 * faint))
     return ink
 
 
@@ -115,8 +122,65 @@ def stroke_width(ink: np.ndarray) -> float:
     return max(1.0, 2.0 * float(np.percentile(dist[ink], 90)))
 
 
+def glyph_height(ink: np.ndarray) -> float:
+    """Typical height of the ink's small pieces: the median height of its 8-connected
+    components, most of which are letters (a chart has far more letters than outline pieces)."""
+    import cv2
+
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    h = stats[1:, cv2.CC_STAT_HEIGHT][stats[1:, cv2.CC_STAT_AREA] >= 4]
+    return float(np.median(h)) if len(h) else 0.0
+
+
+def bridge_gaps(ink: np.ndarray, length: int, min_piece: float) -> np.ndarray:
+    """``ink`` (0/1 uint8) with gaps of up to ``length`` px along a stroke bridged: closings with
+    a thin line in twelve directions, so a gap is bridged only between two stroke ends that
+    line up (a pen lifted mid-side), not across the space between two strokes side by side.
+    Only pieces of ink longer than ``min_piece`` (outline and connector pieces, not letters)
+    are bridged: bridging letters to the outline would fill a node's inside."""
+    import cv2
+
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    long = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) >= min_piece
+    long[0] = False
+    pieces = long[lab].astype(np.uint8)
+    out = ink.copy()
+    size = length | 1
+    c = size // 2
+    for deg in range(0, 180, 15):
+        t = np.deg2rad(deg)
+        dx, dy = np.cos(t) * c, np.sin(t) * c
+        k = np.zeros((size, size), np.uint8)
+        cv2.line(k, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1, 1)
+        out |= cv2.morphologyEx(pieces, cv2.MORPH_CLOSE, k)
+    return out
+
+
+def enclosed_blobs(closed: np.ndarray, min_size: int, grow: int
+                   ) -> Iterator[tuple[int, int, int, int, int, np.ndarray]]:
+    """Node-sized pieces of paper that ``closed`` (gap-closed ink) encloses, each with its holes
+    (the text) filled and grown by ``grow`` px over the outline that encloses it: one blob per
+    enclosed region, so a node inside a closed frame or a loop of connectors stays its own blob
+    and a pocket between connectors never joins the node it touches. Yields like
+    `flowpath.segment.postprocess.interior_blobs`."""
+    import cv2
+
+    height, width = closed.shape[:2]
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((closed == 0).astype(np.uint8), connectivity=4)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
+    for i in range(1, n):
+        x, y, w, h, _ = (int(v) for v in stats[i])
+        if w < min_size or h < min_size or x == 0 or y == 0 or x + w >= width or y + h >= height:
+            continue
+        x0, y0 = max(0, x - grow - 1), max(0, y - grow - 1)
+        x1, y1 = min(width, x + w + grow + 1), min(height, y + h + grow + 1)
+        m = cv2.dilate(fill_holes((lab[y0:y1, x0:x1] == i).astype(np.uint8)), k)
+        yield x0, y0, x1 - x0, y1 - y0, int(m.sum()), m
+
+
 def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int, int], *,
-                   ink_contrast: float = 0.3, gap_strokes: float = 3.0, min_outline: float = 0.75,
+                   ink_contrast: float = 0.3, gap_strokes: float = 3.0, bridge: float = 0.0,
+                   enclosed: bool = False, min_outline: float = 0.75,
                    min_solidity: float = 0.85, min_size: int = 10, max_inked: float = 0.3,
                    max_band_ink: float = 0.35, ink: np.ndarray | None = None,
                    with_masks: bool = True
@@ -129,6 +193,12 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         out_size: original ``(height, width)``.
         ink_contrast: see `ink_mask`.
         gap_strokes: gaps up to this many stroke widths (at least 3 px) are closed.
+        bridge: also bridge gaps along a stroke up to this many letter heights (`glyph_height`)
+            between pieces of ink longer than two letters (`bridge_gaps`); 0 = off. A pen's
+            gaps scale with the drawing, not with the pen's width.
+        enclosed: nodes are the pieces of paper the closed ink encloses (`enclosed_blobs`),
+            not the closed ink's filled blobs opened by two stroke widths: with long bridges
+            the filled blobs join pockets between connectors to the nodes they touch.
         min_outline: share of a blob's boundary that must be ink (a node is outlined; a word
             merged by the closing is not).
         min_solidity: filled area / convex hull area below which a blob is not a node.
@@ -148,17 +218,29 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         return []
     sw = stroke_width(ink)
     gap = int(np.clip(round(gap_strokes * sw), 3, 25))
-    closed = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE,
-                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
-    # fill holes: everything the border cannot reach through non-ink
-    solid = fill_holes(closed)
-    cut = int(max(3, round(2 * sw + 1))) | 1
-    solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cut, cut)))
+    closed: np.ndarray = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE,
+                                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
+    if bridge > 0:
+        letter = glyph_height(ink)
+        length = int(round(bridge * letter))
+        if length > gap:
+            closed = closed | bridge_gaps(ink.astype(np.uint8), length, 2.0 * letter)
+    if enclosed:
+        blobs = enclosed_blobs(closed, min_size, max(1, int(round(sw))))
+    else:
+        # fill holes: everything the border cannot reach through non-ink
+        solid = fill_holes(closed)
+        cut = int(max(3, round(2 * sw + 1))) | 1
+        solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cut, cut)))
+        blobs = interior_blobs(solid, min_size)
     ring_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    near_ink = cv2.dilate(ink.astype(np.uint8), ring_k, iterations=max(1, round(sw / 2))).astype(bool)
+    # enclosed paper is bounded by the closed ink, bridges included (a long bridge also fills
+    # a diamond's corners, so its outline runs there a few px off the pen)
+    outline_of = closed if enclosed else ink.astype(np.uint8)
+    near_ink = cv2.dilate(outline_of, ring_k, iterations=max(1, round(sw / 2))).astype(bool)
     shrink = max(0, int(round(sw / 2)))
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
-    for x, y, w, h, area, m in interior_blobs(solid, min_size):
+    for x, y, w, h, area, m in blobs:
         cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         c = max(cs, key=cv2.contourArea)
         hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2

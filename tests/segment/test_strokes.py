@@ -149,3 +149,73 @@ def test_a_hand_drawn_render_of_a_known_graph_comes_back_with_every_node(tmp_pat
     row = _score(regions, list(gold.values()))
     assert row["recall@0.7"] == 1.0, f"nodes missed: found {[r.bbox for r in regions]}, gold {gold}"
     assert row["precision@0.7"] == 1.0, f"extra regions: {[r.bbox for r in regions]}, gold {gold}"
+
+
+def _wobbly_box(img: np.ndarray, box: tuple[int, int, int, int], gap: int, seed: int) -> None:
+    """A pen-drawn box: each side a slightly bowed 2 px polyline, with a ``gap`` px break in the
+    top and the right side (where a pen was lifted)."""
+    rng = np.random.default_rng(seed)
+    x0, y0, x1, y1 = box
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    for k, (a, b) in enumerate(zip(corners, corners[1:] + corners[:1], strict=True)):
+        t = np.linspace(0.0, 1.0, 200)
+        bow = 2.5 * np.sin(np.pi * t) * rng.choice((-1, 1))
+        nx, ny = (b[1] - a[1]), -(b[0] - a[0])
+        norm = np.hypot(nx, ny)
+        pts = np.stack([a[0] + (b[0] - a[0]) * t + bow * nx / norm,
+                        a[1] + (b[1] - a[1]) * t + bow * ny / norm], axis=1)
+        length = np.hypot(b[0] - a[0], b[1] - a[1])
+        keep = np.ones(len(t), bool)
+        if k in (0, 1):  # top and right: a pen lift at 40 % of the side
+            keep = np.abs(t * length - 0.4 * length) > gap / 2
+        for p, q, ok in zip(pts[:-1], pts[1:], keep[:-1] & keep[1:], strict=True):
+            if ok:
+                cv2.line(img, (round(p[0]), round(p[1])), (round(q[0]), round(q[1])), (30, 30, 30), 2,
+                         cv2.LINE_AA)
+
+
+def _gapped_chart(gap: int, frame: bool = False) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """Two pen-drawn boxes with text, outlines broken by ``gap`` px, joined by a connector;
+    with ``frame`` a closed subgraph frame around both."""
+    img = np.full((360, 640, 3), 255, np.uint8)
+    boxes = [(60, 90, 280, 190), (370, 170, 590, 270)]
+    for k, (box, word) in enumerate(zip(boxes, ("Read input", "Write log"), strict=True)):
+        _wobbly_box(img, box, gap, seed=k)
+        _text(img, box[0] + 40, (box[1] + box[3]) // 2 + 7, word, scale=0.6)
+    cv2.line(img, (280, 140), (370, 220), (30, 30, 30), 2, cv2.LINE_AA)
+    if frame:
+        cv2.rectangle(img, (25, 40), (620, 320), (30, 30, 30), 2, cv2.LINE_AA)
+        _text(img, 40, 30, "Logging", scale=0.5)
+    return img, boxes
+
+
+def test_outline_gaps_wider_than_the_closing_are_bridged_along_the_stroke():
+    """A pen lifted for about a letter's height leaves a gap wider than any closing scaled to
+    the 2 px pen: bridging along the stroke (in letter heights) closes it, and only then are
+    the boxes nodes."""
+    from flowpath.segment.strokes import ink_mask, stroke_regions
+
+    img, boxes = _gapped_chart(gap=16)
+    ink = ink_mask(img, 0.5, ruling=False)
+    plain = stroke_regions(img, 1.0, 1.0, img.shape[:2], ink=ink, enclosed=True)
+    assert _score(plain, boxes)["recall@0.7"] == 0.0, "the plain closing already bridges these gaps"
+    bridged = stroke_regions(img, 1.0, 1.0, img.shape[:2], ink=ink, bridge=1.5, enclosed=True)
+    row = _score(bridged, boxes)
+    assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in bridged]}"
+    assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in bridged]}"
+
+
+def test_open_nodes_inside_a_closed_frame_are_each_found():
+    """Inside a closed subgraph frame the filled-blob pass sees one blob (the frame's inside
+    filled whole); nodes taken as the paper their outline encloses are found one by one, and
+    the frame is not a node."""
+    from flowpath.segment.strokes import ink_mask, stroke_regions
+
+    img, boxes = _gapped_chart(gap=16, frame=True)
+    ink = ink_mask(img, 0.5, ruling=False)
+    regions = stroke_regions(img, 1.0, 1.0, img.shape[:2], ink=ink, bridge=1.5, enclosed=True)
+    row = _score(regions, boxes)
+    assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in regions]}"
+    assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in regions]}"
+    filled = stroke_regions(img, 1.0, 1.0, img.shape[:2], ink=ink, bridge=1.5, enclosed=False)
+    assert _score(filled, boxes)["recall@0.7"] < 1.0, "the filled-blob pass already separates them"
