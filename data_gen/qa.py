@@ -473,8 +473,8 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     Fact retrieval asks what follows when a decision is settled by a number or a (negated)
     statement (gold: the decision and the branch target) or names a step by a reworded verb
     (gold: that step); applied scenarios tell a story that settles every decision on the way
-    (gold: the path from the first settled decision to the answer node, as in the benchmark's
-    loan example; a step the story says was done before it is scenery, not gold); flow
+    (gold: the path from the first settled decision, or a step the story says was done just
+    before it, to the answer node, as in the benchmark's loan example); flow
     referential names the current step reworded and asks for a neighbour (gold: both) or walks
     several steps (`_walk_question`, gold: the whole walk); topological questions are
     `make_questions`' (they quote node names). The conventions and their sources are in
@@ -525,9 +525,9 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
         facts = []
         before = [p for p in chart.predecessors(path[0]) if kind[p] not in ("start", "decision")]
         mentioned = before[:1] if before and rng.random() < 0.6 else []
-        # a step the story says was done sets the scene but is no part of the grounding: the
-        # benchmark's path starts at the first decision the story settles (docs/reasoning.md,
-        # "Gold conventions")
+        # a step the story says was done just before the first settled decision grounds the
+        # situation too (docs/reasoning.md, "Gold conventions": a dev check turned the
+        # opposite reading of the loan example down)
         facts += [f"{name} has already taken care of {loose(text[p], rng)}." for p in mentioned]
         ok = True
         for a, b in zip(path, path[1:], strict=False):
@@ -546,7 +546,7 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
         q = (f"{name} is following this procedure. " + " ".join(facts)
              + rng.choice([f" What should {name} do now?", " What comes next for them?",
                            f" According to the chart, what is {name}'s next step?"]))
-        add("applied_scenario", q, reword(text[target], rng), path)
+        add("applied_scenario", q, reword(text[target], rng), mentioned + path)
 
     for _ in range(per_type):  # flow referential: the current step, reworded
         cands = [c for c in steps if chart.successors(c) and chart.predecessors(c)]

@@ -542,13 +542,8 @@ class OfflineReasoner(Reasoner):
         anchors = [best]
         if settled:
             # the story walks the chart: the first decision it settles starts the walk, which
-            # follows the branch taken at each settled decision (`_connect` with ``taken``);
-            # steps the story says were done before it set the scene but ground nothing (the
-            # benchmark's loan example: credit check -> income check -> reject)
-            first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
-            anchors.append(first)
-            earlier = nx.ancestors(ctx.g, first) - nx.descendants(ctx.g, first)
-            cands = [n for n in cands if n not in earlier]
+            # follows the branch taken at each settled decision (`_connect` with ``taken``)
+            anchors.append(min(settled, key=lambda n: (ctx.depth.get(n, 0), n)))
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
