@@ -199,6 +199,13 @@
     // short of their source box, and letters that wobble off the baseline. They change pixels
     // only: node outlines and edge geometry are measured from the same elements as always.
     if (!hand || !hand.seed) return;
+    if (hand.head === "circle" || hand.head === "dot") {
+      // the arrowhead drawn as a ring (the CSS leaves it unfilled) or a dot at the line's end,
+      // just touching the node as the triangle's tip did (marker viewBox 0 0 10 10, tip at x 10)
+      for (const p of root.querySelectorAll("marker[id$='pointEnd'] path, marker[id$='pointStart'] path")) {
+        p.setAttribute("d", "M 2 5 A 4 4 0 1 0 10 5 A 4 4 0 1 0 2 5 Z");
+      }
+    }
     const rnd = rand(hand.seed);
     if (hand.corner_gap > 0) {
       for (const el of root.querySelectorAll(":is(g.node, g.rough-node) :is(path, rect, polygon, circle, ellipse)")) {

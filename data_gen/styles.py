@@ -3,7 +3,7 @@ curves and fonts: the paper's four (single colour, multi colour, default Mermaid
 white), ``wild`` (web/Office look: saturated fills, same-hue darker thick borders, gradients,
 drop shadows, Office-metric fonts, off-white or grey paper, small JPEG rasters) and
 ``handdrawn`` (Mermaid's rough.js ``handDrawn`` look, handwriting fonts, pen colours, gaps at
-corners, open/missing arrowheads, arrows stopping short, wobbly baselines).
+corners, open/missing/circled/dot arrowheads, arrows stopping short, wobbly baselines).
 
 Training and evaluation draw from *disjoint* palette sets (the paper rendered its training data
 and its benchmark in different colour schemes): `palettes(family, split)`.
@@ -42,6 +42,12 @@ HAND_EVAL_FONTS = ("DkgHandwriting", "Breip", "femkeklaver")
 #: Pen colours (ballpoint blue/black, marker), with their share of draws.
 PENS = ("#1a1a1a", "#1a1a1a", "#202a6b", "#0d3a8c", "#2b2b2b", "#7a1010")
 HEADS = ("filled", "filled", "open", "open", "missing")
+#: A drawn head may instead be a ring or a dot at the line's end (people mark the end of a line
+#: that way): an open head becomes a ring, a filled one a dot, at this rate. Drawn from the
+#: hand seed's own generator, so every other draw of a chart (and so of an existing set) is
+#: unchanged by it.
+ROUND_HEADS = {"open": "circle", "filled": "dot"}
+ROUND_HEAD_RATE = 1 / 3
 CURVES = ("basis", "linear", "monotoneY", "stepBefore", "cardinal", "bumpY")
 #: WCAG 2.1 level AA contrast for normal-size text. Every label must reach it against every
 #: colour its fill passes through (each gradient stop): below it a chart tests nothing but
@@ -242,7 +248,7 @@ class StyleSpec:
             # edge labels sit on the paper: light node text (on dark fills) would vanish there
             f"{p} .edgeLabel text, {p} .edgeLabel tspan {{ fill: {_text_on(text, self.background or '#ffffff')} !important; }}",
         ]
-        if self.hand.get("head") == "open":
+        if self.hand.get("head") in ("open", "circle"):
             rules.append(f"{p} marker path, {p} .marker {{ fill: none !important; stroke-width: 1.5px !important; }}")
         elif self.hand.get("head") == "missing":
             rules.append(f"{p} marker path, {p} .marker {{ display: none !important; }}")
@@ -333,9 +339,12 @@ def _handdrawn_style(spec: StyleSpec, split: str, rng: random.Random) -> StyleSp
     spec.fills = ["#ffffff"] if rng.random() < 0.75 else [_tint(rng.choice(SINGLE_COLOURS), 0.3)]
     if not readable(pen, spec.fills[0]):  # a dark red pen on a mid-tone wash: wash it out more
         spec.fills = [_tint(spec.fills[0], 0.5)]
+    seed, head = rng.randrange(1, 2**31), rng.choice(HEADS)
+    if head in ROUND_HEADS and random.Random(seed).random() < ROUND_HEAD_RATE:
+        head = ROUND_HEADS[head]
     spec.hand = {
-        "seed": rng.randrange(1, 2**31),
-        "head": rng.choice(HEADS),
+        "seed": seed,
+        "head": head,
         "corner_gap": rng.choice((0.0, 0.0, 4.0, 7.0, 10.0)),   # px of outline left undrawn
         "short": rng.choice((0.0, 0.0, 6.0, 12.0)),             # px an arrow stops short at its tail
         "wobble": rng.choice((0.0, 1.0, 2.0, 3.0)),             # px baseline wobble, degrees of tilt x2

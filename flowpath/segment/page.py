@@ -155,9 +155,7 @@ def _otsu_sheet(small: np.ndarray, lab: np.ndarray) -> np.ndarray | None:
     """Pixels far (Otsu) from the desk colour the image border shows."""
     import cv2
 
-    ring = np.concatenate([lab[:3].reshape(-1, 3), lab[-3:].reshape(-1, 3),
-                           lab[:, :3].reshape(-1, 3), lab[:, -3:].reshape(-1, 3)])
-    dist = np.linalg.norm(lab - np.median(ring, axis=0), axis=2)
+    dist = np.linalg.norm(lab - _border_lab(lab), axis=2)
     _, fore = cv2.threshold(np.clip(dist * 2, 0, 255).astype(np.uint8), 0, 1,
                             cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     return fore if fore.any() else None
@@ -177,13 +175,35 @@ def _grabcut_sheet(small: np.ndarray, lab: np.ndarray) -> np.ndarray | None:
     return fore if fore.any() else None
 
 
+def _border_lab(lab: np.ndarray) -> np.ndarray:
+    """The median Lab colour of a 3 px ring round the image: the desk, in a photo of a sheet."""
+    ring = np.concatenate([lab[:3].reshape(-1, 3), lab[-3:].reshape(-1, 3),
+                           lab[:, :3].reshape(-1, 3), lab[:, -3:].reshape(-1, 3)])
+    return np.median(ring, axis=0)
+
+
+def _desk_in_the_middle(lab: np.ndarray, near: float = 6.0) -> float:
+    """Share of the image's middle (the central half of each side) whose colour is within
+    ``near`` (Lab) of the border's: the sheet covers the middle of a photo of a page, so there
+    the desk colour is all but absent (0-0.07 on the 48 photo tuning charts), while a chart's
+    own page background runs between its nodes (0.28-0.85 on 38 of the 40 web-look tuning
+    charts of seg_tune_wild and ocr_tune_wild that are not clean renders; the other two, 0,
+    still get the search)."""
+    h, w = lab.shape[:2]
+    middle = lab[h // 4:h - h // 4, w // 4:w - w // 4]
+    return float((np.linalg.norm(middle - _border_lab(lab), axis=2) < near).mean())
+
+
 def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.97,
-              min_fill: float = 0.93, min_step: float = 9.0, max_chroma: float = 20.0
-              ) -> Page | None:
+              min_fill: float = 0.93, min_step: float = 9.0, max_chroma: float = 20.0,
+              max_desk_share: float = 0.1) -> Page | None:
     """The sheet of paper in a photo, or None when there is no such sheet in full view.
 
-    Two ways to split sheet from desk are tried, the cheap one first: pixels far from the
-    border's colour (Otsu), then GrabCut. A split is accepted when its largest blob is a
+    The search stops at once when the border's colour also fills much of the image's middle
+    (a chart's own page around its nodes, not a desk around a sheet): web charts and other
+    non-photos pay for a small copy, not for the search. Otherwise two ways to split sheet
+    from desk are tried, the cheap one first: pixels far from the border's colour (Otsu),
+    then GrabCut. A split is accepted when its largest blob is a
     convex quadrilateral of the right size whose four sides are all colour steps, and its
     colour is near-neutral and lighter than the rest (paper on a desk).
 
@@ -196,6 +216,8 @@ def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.9
         min_step: least median Lab step across each of the four sides.
         max_chroma: most Lab chroma (8-bit units) of the sheet's median colour (off-white
             paper under warm or cool light stays well under it).
+        max_desk_share: least share of the image's middle in the border's colour at which
+            there is no sheet to look for (`_desk_in_the_middle`).
     """
     import cv2
 
@@ -210,6 +232,8 @@ def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.9
     small = cv2.medianBlur(small, 5)
     lab = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
     h, w = lab.shape[:2]
+    if _desk_in_the_middle(lab) >= max_desk_share:
+        return None
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     for split in (_otsu_sheet, _grabcut_sheet):
         fore = split(small, lab)
@@ -323,7 +347,7 @@ def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.
 
 
 def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bool = True,
-                 upscale: float = 1.0) -> tuple[list[Region], str] | None:
+                 upscale: float = 1.0, open_frames: bool = True) -> tuple[list[Region], str] | None:
     """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found.
 
     Args:
@@ -338,6 +362,8 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
             the three photo tuning sets (490 nodes) 1.25 found 3 nodes more than 1 at the
             same precision, 1.5 found 18 more at precision 0.938 (0.897 on photo_tune3):
             the default stays 1 (see docs/segmentation.md).
+        open_frames: look inside large rectangular regions for the nodes of a subgraph
+            frame (`_open_frames`).
     """
     page = find_page(image)
     if page is None:
@@ -346,8 +372,70 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
     scale = min(upscale, float(np.sqrt(segmenter.max_pixels / max(w * h, 1))))
     if scale != 1.0:
         page = _page_from_corners(page.corners, scale)
-    regions, reason = segmenter.segment(clean_page(rectify(image, page)), passes=passes)
+    sheet = clean_page(rectify(image, page))
+    regions, reason = segmenter.segment(sheet, passes=passes)
+    if open_frames:
+        regions = _open_frames(segmenter, sheet, regions, passes)
     H, W = image.shape[:2]
     back = [region_from_polygon([tuple(p) for p in page.to_original(np.asarray(r.polygon))], H, W,
                                 r.score, with_mask=segmenter.with_masks) for r in regions]
     return back, reason
+
+
+#: a region covering at least this share of the sheet, and near-rectangular, may be a
+#: subgraph's frame drawn around nodes rather than a node
+FRAME_MIN_SHARE = 0.06
+#: ... and it holds nodes when two or more regions of at least this share of its box are found
+#: inside it (a node in a frame: 0.5 % and up on the photo tuning sets; the counters of a large
+#: node's letters: ~0.1 %)
+FRAME_MIN_NODE_SHARE = 0.0025
+#: ... and of the sheet (a node: 0.5 % and up; a letter's counter on a small photo: ~0.04 %)
+FRAME_MIN_NODE_SHEET = 0.002
+
+
+def _open_frames(segmenter: ClassicalSegmenter, sheet: np.ndarray, regions: list[Region],
+                 passes: bool) -> list[Region]:
+    """Regions of the cleaned sheet with each subgraph frame taken for a node replaced by the
+    nodes inside it.
+
+    On a sketch the stroke pass fills a closed frame whole and the nodes inside it, small
+    beside it, give way to it. A large rectangular region is therefore segmented again on its
+    inside alone (its outline cut away, a white margin round it): when that finds two or more
+    nodes, it was a frame. A large node holding only text finds none there and stays.
+    """
+    sh, sw = sheet.shape[:2]
+    out: list[Region] = []
+    for r in regions:
+        x0, y0, x1, y1 = r.bbox
+        bw, bh = x1 - x0, y1 - y0
+        poly = np.asarray(r.polygon, np.float64) if r.polygon else None
+        rect_like = poly is not None and len(poly) >= 3 and abs(_poly_area(poly)) >= 0.9 * bw * bh
+        if not rect_like or bw * bh < FRAME_MIN_SHARE * sw * sh:
+            out.append(r)
+            continue
+        inset = max(6, round(0.02 * min(bw, bh)))
+        ix0, iy0, ix1, iy1 = round(x0) + inset, round(y0) + inset, round(x1) - inset, round(y1) - inset
+        if ix1 - ix0 < 32 or iy1 - iy0 < 32:
+            out.append(r)
+            continue
+        pad = 2 * inset
+        inside = np.full((iy1 - iy0 + 2 * pad, ix1 - ix0 + 2 * pad, 3), 255, np.uint8)
+        inside[pad:-pad, pad:-pad] = sheet[iy0:iy1, ix0:ix1]
+        found, _ = segmenter.segment(inside, passes=passes)
+        # nodes, not the counters of the letters a large node's text holds, nor the node
+        # itself found again inside a blurred outline the inset did not cut away
+        areas = [(f.bbox[2] - f.bbox[0]) * (f.bbox[3] - f.bbox[1]) for f in found]
+        least = max(FRAME_MIN_NODE_SHARE * bw * bh, FRAME_MIN_NODE_SHEET * sw * sh)
+        if max(areas, default=0.0) >= 0.5 * bw * bh or sum(a >= least for a in areas) < 2:
+            out.append(r)
+            continue
+        dx, dy = ix0 - pad, iy0 - pad
+        out += [region_from_polygon([(x + dx, y + dy) for x, y in f.polygon], sh, sw, f.score,
+                                    with_mask=False) for f in found]
+    return out
+
+
+def _poly_area(poly: np.ndarray) -> float:
+    """Shoelace area of a polygon ``(n, 2)``."""
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))

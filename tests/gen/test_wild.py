@@ -43,22 +43,29 @@ def _hand_style(font: str):
     return style
 
 
-@require_chromium
-@pytest.mark.chromium
-def test_handdrawn_render_of_a_known_graph_keeps_every_node_and_edge(renderer):
+def _render_hand(renderer, style):  # type: ignore[no-untyped-def]
+    """KNOWN rendered in a hand-drawn ``style`` through the real page: (pixels, annotations,
+    raster scale, the SVG)."""
     from data_gen.geometry import raster_size
     from data_gen.raster import annotate, decode_png
-    from data_gen.styles import HAND_EVAL_FONTS
-    from flowpath.mermaid import parse_mermaid
 
-    chart = parse_mermaid(KNOWN)
-    style = _hand_style(HAND_EVAL_FONTS[0])
     out = renderer.render(KNOWN, config=style.mermaid_config(), css=style.css(), bake=False,
                           effects=style.page_options())
     W, H, scale = raster_size(out.view_box)
     img = decode_png(renderer.screenshot(W, H), W, H)
     ann = annotate({"view_box": out.view_box, "nodes": out.nodes, "edges": out.edges,
                     "clusters": out.clusters}, W, H, scale)
+    return img, ann, scale, out.svg
+
+
+@require_chromium
+@pytest.mark.chromium
+def test_handdrawn_render_of_a_known_graph_keeps_every_node_and_edge(renderer):
+    from data_gen.styles import HAND_EVAL_FONTS
+    from flowpath.mermaid import parse_mermaid
+
+    chart = parse_mermaid(KNOWN)
+    img, ann, scale, _ = _render_hand(renderer, _hand_style(HAND_EVAL_FONTS[0]))
     assert set(ann["nodes"]) == set(chart.nodes)
     for nid, node in chart.nodes.items():
         assert ann["nodes"][nid]["text"].split() == node.text.split()
@@ -235,3 +242,35 @@ def test_wild_and_handdrawn_styles():
         assert hd.look == "handDrawn" and hd.font in HAND_FONTS
         assert hd.mermaid_config()["handDrawnSeed"] == hd.hand["seed"]
         assert sample_style("handdrawn", "eval", random.Random(seed), ids, {}).font in HAND_EVAL_FONTS
+
+
+@require_chromium
+@pytest.mark.chromium
+def test_handdrawn_heads_drawn_as_rings_or_dots_appear_at_every_arrow_end(renderer):
+    """Issue 21: a sketch's head may be a small circle or a dot. Where each edge ends (the
+    renderer's own geometry), a ring leaves a hole in the ink, a dot or a filled triangle none;
+    the gold edges are the same whatever the head."""
+    from scipy.ndimage import binary_fill_holes
+
+    from data_gen.styles import HAND_EVAL_FONTS
+
+    holes, ends, gold = {}, {}, {}
+    for head in ("circle", "dot", "filled"):
+        style = _hand_style(HAND_EVAL_FONTS[0])
+        style.hand.update(head=head, short=0.0)
+        img, ann, scale, svg = _render_hand(renderer, style)
+        gold[head] = sorted((e["source"], e["target"]) for e in ann["edges"])
+        ink = img.astype(int).sum(-1) < 450
+        r = max(4, round(6 * scale[0]))
+        with_hole = 0
+        for e in ann["edges"]:
+            x, y = (round(v) for v in e["end"])
+            win = ink[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1]
+            with_hole += int((binary_fill_holes(win) & ~win).sum() >= 3)
+        holes[head], ends[head] = with_hole, len(ann["edges"])
+        if head in ("circle", "dot"):
+            assert "marker" in svg and "A 4 4" in svg, head  # the marker is round
+    assert gold["circle"] == gold["dot"] == gold["filled"]
+    assert holes["circle"] >= 0.8 * ends["circle"], holes
+    # (a filled head can meet a corner of its node's outline and close a sliver of paper)
+    assert holes["dot"] <= 0.4 * ends["dot"] and holes["filled"] <= 0.4 * ends["filled"], holes

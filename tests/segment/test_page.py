@@ -138,3 +138,62 @@ def test_a_coloured_or_darker_box_on_a_chart_page_is_no_sheet():
     assert find_page(_box_on_page((225, 150, 185), (238, 238, 232))) is None
     assert find_page(_box_on_page((200, 200, 200), (238, 238, 232))) is None
     assert find_page(_box_on_page((240, 238, 232), (120, 95, 70))) is not None
+
+
+def _web_chart_with_a_pale_panel() -> np.ndarray:
+    """A web chart as a JPEG: nodes on a grey page, the upper half of them on a pale panel with
+    a thin outline (a subgraph box): four-sided, lighter, near-neutral, a step all round."""
+    import io
+
+    import cv2
+    from PIL import Image
+
+    img, _ = draw_chart("single_color", columns=2)
+    img = img.copy()
+    h, w = img.shape[:2]
+    page = (img == 255).all(-1)
+    panel = np.zeros_like(page)
+    panel[int(0.08 * h):int(0.55 * h), int(0.05 * w):int(0.95 * w)] = True
+    img[page] = 221
+    img[page & panel] = 247
+    cv2.rectangle(img, (int(0.05 * w), int(0.08 * h)), (int(0.95 * w), int(0.55 * h)), (200, 200, 200), 1)
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="JPEG", quality=75)
+    return np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))
+
+
+def test_a_web_chart_whose_page_shows_between_its_nodes_is_no_photo_of_a_sheet():
+    # the chart's own page colour fills much of the image's middle: no desk lies round a sheet
+    # there, so the search stops before it can take the panel for one
+    assert find_page(_web_chart_with_a_pale_panel()) is None
+    for seed in range(2):
+        photo, _ = _photo("black_white", seed)
+        assert find_page(photo) is not None
+
+
+def test_a_subgraph_frame_taken_for_a_node_gives_way_to_the_nodes_inside_it():
+    import cv2
+
+    from flowpath.segment.page import _open_frames
+
+    chart, boxes = draw_chart("black_white", shapes=("rect", "round", "rect"), edge_label=False)
+    h, w = chart.shape[:2]
+    m = 60
+    sheet = np.full((h + 2 * m, w + 2 * m, 3), 255, np.uint8)
+    sheet[m:m + h, m:m + w] = chart
+    cv2.rectangle(sheet, (m // 2, m // 2), (w + m + m // 2, h + m + m // 2), (0, 0, 0), 2)
+    x0, y0, x1, y1 = m // 2, m // 2, w + m + m // 2, h + m + m // 2
+    frame = Region((x0, y0, x1, y1), polygon=[(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+    seg = ClassicalSegmenter()
+    found = _open_frames(seg, sheet, [frame], passes=True)
+    gold = [Region((bx0 + m, by0 + m, bx1 + m, by1 + m)) for bx0, by0, bx1, by1 in boxes]
+    row = SegmentationMetric().update(found, gold)
+    assert row["recall@0.7"] == 1.0 and row["precision@0.7"] == 1.0, [r.bbox for r in found]
+
+    # a large node holding only text is a node: it stays
+    big = np.full((500, 700, 3), 255, np.uint8)
+    cv2.rectangle(big, (40, 40), (660, 460), (0, 0, 0), 2)
+    for i, line in enumerate(("Check every answer", "before you send it", "to the customer")):
+        cv2.putText(big, line, (120, 180 + 60 * i), cv2.FONT_HERSHEY_SIMPLEX, 1.1, (0, 0, 0), 2)
+    node = Region((40, 40, 660, 460), polygon=[(40, 40), (660, 40), (660, 460), (40, 460)])
+    assert [r.bbox for r in _open_frames(seg, big, [node], passes=True)] == [node.bbox]

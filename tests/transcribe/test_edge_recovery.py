@@ -211,3 +211,22 @@ def test_a_hand_drawn_render_of_a_known_graph_comes_back_with_every_edge(transcr
 
     tr = transcriber([_sketch(boxes, (660, 580), draw)])[0]
     assert _edges(tr) == gold
+
+
+@pytest.mark.parametrize("head", ["ring", "dot"])
+def test_heads_drawn_as_rings_or_dots_give_the_direction(transcriber, head):
+    # a bottom-to-top chart whose every head is a small circle (or a dot) where the line meets
+    # the box above: the layout alone would read it top-down, so only the circled ends can
+    # turn every edge up the page
+    boxes = {"A": (120, 420, 300, 480), "B": (120, 260, 300, 320), "C": (120, 100, 300, 160)}
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        r = 6
+        for lo, hi in (("A", "B"), ("B", "C")):
+            x, y0, y1 = 210, boxes[lo][1] - 3, boxes[hi][3] + 3
+            _pen(d, (x, y0), (x, y1 + 2 * r), rng)
+            d.ellipse((x - r, y1, x + r, y1 + 2 * r), outline=(20, 20, 30), width=2,
+                      fill=(20, 20, 30) if head == "dot" else None)
+
+    tr = transcriber([_sketch(boxes, (420, 500), draw)])[0]
+    assert _edges(tr) == {("A", "B"), ("B", "C")}
