@@ -474,9 +474,11 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     statement (gold: the decision and the branch target) or names a step by a reworded verb
     (gold: that step); applied scenarios tell a story that settles every decision on the way
     (gold: the path from the first settled decision, or a step the story says was done just
-    before it, to the answer node, as in the benchmark's loan example); flow referential names
-    the current step reworded (gold: it and the asked neighbour); topological questions are
-    `make_questions`' (they quote node names). Arguments and records as `make_questions`.
+    before it, to the answer node, as in the benchmark's loan example); flow
+    referential names the current step reworded and asks for a neighbour (gold: both) or walks
+    several steps (`_walk_question`, gold: the whole walk); topological questions are
+    `make_questions`' (they quote node names). The conventions and their sources are in
+    docs/reasoning.md ("Gold conventions"). Arguments and records as `make_questions`.
     """
     g = chart.to_networkx()
     text = {n.id: (n.text or n.id).strip() for n in chart}
@@ -523,7 +525,9 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
         facts = []
         before = [p for p in chart.predecessors(path[0]) if kind[p] not in ("start", "decision")]
         mentioned = before[:1] if before and rng.random() < 0.6 else []
-        # a step the story says was done grounds it too (as in `make_questions`' scenarios)
+        # a step the story says was done just before the first settled decision grounds the
+        # situation too (docs/reasoning.md, "Gold conventions": a dev check turned the
+        # opposite reading of the loan example down)
         facts += [f"{name} has already taken care of {loose(text[p], rng)}." for p in mentioned]
         ok = True
         for a, b in zip(path, path[1:], strict=False):
@@ -549,7 +553,10 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
         if not cands:
             break
         c = rng.choice(cands)
-        if rng.random() < 0.5:
+        walk = _walk_question(chart, g, c, text, rng) if rng.random() < 0.5 else None
+        if walk is not None:
+            add("flow_referential", *walk)
+        elif rng.random() < 0.5:
             s = rng.choice(chart.successors(c))
             q = rng.choice([f"I have just finished the step where I {lower_first(reword(text[c], rng))}. What comes next?",
                             f"Right after I {lower_first(reword(text[c], rng))}, what is the immediate next step?"])
@@ -564,6 +571,37 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     for q in topo:
         add("topological", q["question"], q["answer"], q["gold"])
     return out
+
+
+def _walk_question(chart: FlowChart, g: nx.DiGraph, c: str, text: dict[str, str],
+                   rng: random.Random) -> tuple[str, str, list[str]] | None:
+    """A flow-referential question that walks several steps from step ``c``: the next two steps,
+    the steps between ``c`` and a later step, or how many steps lie between them. Its gold is
+    every node of the walk, both ends included (docs/reasoning.md, "Gold conventions").
+    ``None`` when nothing lies far enough downstream of ``c``."""
+    kind = {n.id: n.kind for n in chart}
+    later = [(n, p) for n, p in nx.single_source_shortest_path(g, c, cutoff=4).items()
+             if len(p) >= 3 and kind[n] not in ("start", "end", "terminal", "decision")]
+    if not later:
+        return None
+    y, path = rng.choice(sorted(later))
+    here = reword(text[c], rng)
+    here = here[0].lower() + here[1:]
+    there = reword(text[y], rng)
+    there = there[0].lower() + there[1:]
+    between = [f"the check '{text[n]}'" if kind[n] == "decision"
+               else reword(text[n], rng) for n in path[1:-1]]
+    form = rng.choice(["two", "series", "count"]) if len(path) == 3 else rng.choice(["series", "count"])
+    if form == "two":
+        q = rng.choice([f"Once I {here}, what are the next two steps?",
+                        f"I have just finished the step where I {here}. Which two steps follow, in order?"])
+        return q, f"First {between[0][0].lower() + between[0][1:]}, then {there}.", path
+    if form == "series":
+        q = rng.choice([f"What series of steps leads from the step where I {here} to the step where I {there}?",
+                        f"Starting from the step where I {here}, what sequence of steps brings me to {there}?"])
+        return q, "; ".join(between) + f", and then {there}.", path
+    q = f"How many steps are there from the step where I {here} to the one where I {there}, counting both?"
+    return q, f"There are {len(path)} steps.", path
 
 
 # -- writing a set -----------------------------------------------------------------------------

@@ -71,6 +71,25 @@ def _stated_value(statement: str, subject: list[str], exclude: float) -> float |
     return nums[0][1] if len(nums) == 1 else None
 
 
+def states_quantity(decision: str, statement: str) -> bool:
+    """Whether ``statement`` gives a number for the quantity that ``decision`` compares with a
+    threshold: every content word of the quantity is in it, followed by a number.
+
+    >>> states_quantity("Is the water level below 10?", "It turns out the water level reads 12.")
+    True
+    >>> states_quantity("Is the water level below 10?", "The water is cold.")
+    False
+    """
+    thr = threshold(decision)
+    if thr is None or not thr[0]:
+        return False
+    subject = set(thr[0])
+    for m in re.finditer(_NUM, statement):
+        if subject <= set(tokens(statement[max(0, m.start() - 60): m.start()])):
+            return True
+    return False
+
+
 def branch_taken(decision: str, statement: str, *, min_overlap: float = 0.5) -> str | None:
     """``"yes"``, ``"no"`` or ``None`` (not settled): the branch ``statement`` takes at the
     decision whose text is ``decision``.

@@ -43,6 +43,7 @@ _TOPO = re.compile(
 _FLOW = re.compile(
     r"\b(currently|current step|i am at|i'm at|i'm currently|i am currently|at the step|just (finished|completed|decided|done)|"
     r"immediately (after|before|prior|following|preceding)|immediate(ly)? next|next (immediate )?(step|task|action|question)|"
+    r"(next|following) (two|three|four|2|3|4) (steps|actions|tasks|operations)|"
     r"previous|prior to|right before|directly before|step (taken|completed) before|"
     r"series of|sequence of|how many steps|how many (conditional|decision)|starting from|upon (reaching|deciding|completing)|"
     r"what (steps|path)|must have|would have|zeroeth|second step|first step|led me here|leads? to)\b", re.I)
@@ -52,6 +53,12 @@ _FLOW = re.compile(
 _SCENARIO_PERSON = re.compile(r"(\b(?!(?:What|Which|Where|When|Who|How|Why|That|This|It|There)\b)[A-Z][a-z]{2,}|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
                               r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
 _WALK = re.compile(r"\b(how many (steps|operations|actions|nodes|decisions?|decision points|conditional|conditions|choices|checks)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
+# a walk's two ends: "from <X> to <Y>", "starting from <X>, ... brings me to <Y>"
+_WALK_FROM = re.compile(r"\bfrom\s+", re.I)
+_WALK_SPLIT = re.compile(r"\s+(?:to|until)\s+|,\s*", re.I)
+# "what are the next two steps": a walk of that many steps downstream of the current one
+_NEXT_N = re.compile(r"\b(?:next|following) (two|three|four|2|3|4) (?:steps|actions|tasks|operations|nodes)\b", re.I)
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
 _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
@@ -495,13 +502,17 @@ class OfflineReasoner(Reasoner):
         ``target`` (the story passed elsewhere, or the branch was misread)."""
         import networkx as nx
 
-        from flowpath.reason.branches import branch_taken
+        from flowpath.reason.branches import branch_taken, states_quantity
 
         chart = ctx.chart
         out: dict[str, str | None] = {}
         upstream = nx.ancestors(ctx.g, target)
         for d in upstream:
-            if node_kind(ctx.chart, d) != "decision" or q[d] < self.settle_threshold:
+            if node_kind(ctx.chart, d) != "decision":
+                continue
+            # a story gives a number for the quantity a check compares ("the water level reads
+            # 12" for "Is the water level below 10?") without the comparison's words
+            if q[d] < self.settle_threshold and not states_quantity(chart.nodes[d].text or "", statement):
                 continue
             taken = branch_taken(chart.nodes[d].text or "", statement)
             if taken is None:
@@ -560,6 +571,9 @@ class OfflineReasoner(Reasoner):
     def _flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         chart = ctx.chart
         q = self._question_scores(ctx, question)
+        if not re.search(r"\b(start|beginning)\b", question, re.I):
+            # "starting from X" does not refer to the Start node ("start" stems alike)
+            q.update({n: 0.0 for n in q if node_kind(chart, n) == "start"})
         a = {n: v[1] * 0.6 + v[0] * 0.4 for n, v in ctx.index.scores(answer).items()} if answer.strip() else {n: 0.0 for n in q}
         anchors: list[str] = []
         qtoks, atoks = set(tokens(question)), set(tokens(answer))
@@ -591,6 +605,20 @@ class OfflineReasoner(Reasoner):
         walk = bool(_WALK.search(question))
         if re.search(r"\b(from|starting from) (the )?'?start", question, re.I) and ctx.starts:
             anchors.append(ctx.starts[0])
+        elif walk:
+            # "from X to Y" names both ends of the walk, each in its own words
+            anchors.extend(n for n in self._walk_ends(ctx, question) if n not in anchors)
+        steps_ahead = _NEXT_N.search(question)
+        if steps_ahead and anchors:
+            # "the next two steps": the walk is the current step and that many successors,
+            # each the one the answer names best
+            walked = [cur if cur in anchors else anchors[0]]
+            for _ in range(_COUNT_WORDS[steps_ahead.group(1).lower()]):
+                succ = chart.successors(walked[-1])
+                if not succ:
+                    break
+                walked.append(max(succ, key=lambda n: (a.get(n, 0.0), -ctx.depth.get(n, 0))))
+            return list(dict.fromkeys(walked)), "the current step and the steps the question asks for after it"
         if anchors and len(set(anchors)) == 1:
             # only the current step is known: take the neighbour the cue asks for
             c = anchors[0]
@@ -605,6 +633,28 @@ class OfflineReasoner(Reasoner):
         # the whole path however long; otherwise far-apart anchors are not joined
         ids = self._connect(ctx, anchors, rel, question + " " + answer, max_gap=len(chart) if walk else None)
         return ids, "path through the steps the statement walks"
+
+
+    def _walk_ends(self, ctx: _ChartContext, question: str) -> list[str]:
+        """The two ends of a walk the question names ("from <X> to <Y>"): the text after "from"
+        is cut at each "to"/"until"/comma; the cut whose two halves each name one node best (by
+        the weaker half's score) gives the ends. Nothing when a half names no node clearly."""
+        m = _WALK_FROM.search(question)
+        if m is None:
+            return []
+        rest = question[m.end():]
+        best: tuple[float, list[str]] = (0.0, [])
+        for cut in list(_WALK_SPLIT.finditer(rest))[:3]:
+            head, tail = rest[:cut.start()], rest[cut.end():]
+            if len(head.split()) < 2 or len(tail.split()) < 2:
+                continue
+            sh, st = self._question_scores(ctx, head), self._question_scores(ctx, tail)
+            x = max(ctx.index.ids, key=lambda n: (sh[n], -ctx.depth.get(n, 0)))
+            y = max(ctx.index.ids, key=lambda n: (st[n], -ctx.depth.get(n, 0)))
+            score = min(sh[x], st[y])
+            if x != y and score >= 0.3 and score > best[0]:
+                best = (score, [x, y])
+        return best[1]
 
 
 def _story(question: str) -> str:

@@ -15,7 +15,7 @@ from flowpath.graph import FlowChart
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner, classify_question, default_reasoner, make_reasoner
 from flowpath.reason.base import parse_final_answer
-from flowpath.reason.branches import branch_taken, threshold
+from flowpath.reason.branches import branch_taken, states_quantity, threshold
 from flowpath.reason.offline import quoted_names
 from flowpath.reason.semantic import semantic_available
 from flowpath.reason.text import SemanticBlend, tokens
@@ -93,6 +93,29 @@ def test_flow_referential_walk_from_start(chart):
     path = nx.shortest_path(chart.to_networkx(), "A", "F")
     assert set(path) <= set(res.node_ids)
     assert _connected(chart, res.node_ids)
+
+
+@pytest.mark.parametrize("question,ends", [
+    ("What series of steps leads from the step where I boil a pot of salted water to the step where I cook the "
+     "pasta for ten minutes?", ("B", "F")),
+    ("Starting from the step where I add pasta to the pot, what sequence of steps brings me to draining "
+     "it in a colander?", ("D", "H")),
+])
+def test_flow_referential_walk_between_two_named_steps(chart, question, ends):
+    """A walk "from X to Y" grounds every node between the two ends, and "starting from" is no
+    reference to the Start node."""
+    res = _ask(chart, question, "Several steps.")
+    path = nx.shortest_path(chart.to_networkx(), *ends)
+    assert set(path) <= set(res.node_ids), res.node_ids
+    assert "A" not in res.node_ids
+    assert _connected(chart, res.node_ids)
+
+
+def test_flow_referential_next_two_steps(chart):
+    q = "Once I add the pasta to the pot, what are the next two steps?"
+    assert classify_question(q) == "flow_referential"
+    res = _ask(chart, q, "Cook it for ten minutes, then check whether it is soft.")
+    assert res.node_ids == ["D", "F", "G"]
 
 
 def test_topological_shortest_path(chart):
@@ -248,6 +271,17 @@ def test_to_pil_rejects_bad_images(bad):
 ])
 def test_branch_taken(decision, statement, expected):
     assert branch_taken(decision, statement) == expected
+
+
+@pytest.mark.parametrize("decision,statement,expected", [
+    ("Is the water level below 10?", "It turns out the water level reads 12.", True),
+    ("Is the water level below 10?", "The water level is fine and the tank is full.", False),
+    ("Is the glue dry?", "The glue is 3 days old.", False),
+])
+def test_states_quantity(decision, statement, expected):
+    """A story that gives a number for a check's quantity settles that check, even when it
+    shares few of the check's words."""
+    assert states_quantity(decision, statement) is expected
 
 
 def test_threshold_reads_the_comparison():

@@ -95,11 +95,27 @@ def test_hard_questions_cover_all_types_with_grounded_gold():
         for q in make_hard_questions(chart, f"c{i}", rng, domain=domain):
             seen.add(q["type"])
             assert q["gold"] and set(q["gold"]) <= set(chart.nodes), q
-            if q["type"] == "applied_scenario":  # the gold is a walk through the chart
+            if q["type"] in ("applied_scenario", "flow_referential"):  # the gold is a walk through the chart
                 assert nx.is_weakly_connected(g.subgraph(q["gold"])), q
             if q["type"] != "topological":  # reworded: no question quotes a node text
                 assert not any(f'""{n.text}""' in q["question"] for n in chart), q
     assert seen == set(QUESTION_TYPES)
+
+
+def test_hard_flow_walks_ground_every_step_between_their_ends():
+    """A multi-step flow question's gold is a directed path, both ends included, and the
+    reasoner reads it as a flow question."""
+    rng = random.Random(11)
+    walks = 0
+    for i in range(40):
+        chart, domain = random_chart(rng, numeric_rate=0.5)
+        g = chart.to_networkx()
+        for q in make_hard_questions(chart, f"c{i}", rng, domain=domain):
+            if q["type"] == "flow_referential" and len(q["gold"]) >= 3:
+                walks += 1
+                assert nx.is_path(g, q["gold"]), q
+                assert classify_question(q["question"]) == "flow_referential", q["question"]
+    assert walks >= 5
 
 
 @pytest.mark.parametrize("decision", ["Is the credit score above 600?", "Is 'n' at most 10?", "Is the glue dry?",
