@@ -14,11 +14,11 @@ from tests.transcribe.markers import require_rapidocr, require_tesserocr
 
 def test_missing_language_data_names_the_debian_package(monkeypatch, tmp_path):
     from flowpath.errors import MissingDependencyError
-    from flowpath.transcribe.ocr import engines
+    from flowpath.transcribe.ocr import engines, tessdata
 
     monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))  # a folder without eng.traineddata
-    monkeypatch.setattr(engines, "_TESSDATA_DIRS", (str(tmp_path / "nowhere"),))
-    assert engines.find_tessdata("eng") is None
+    monkeypatch.setattr(tessdata, "TESSDATA_DIRS", (str(tmp_path / "nowhere"),))
+    assert tessdata.find_tessdata("eng") is None
     with pytest.raises(MissingDependencyError, match="apt-get install tesseract-ocr-eng"):
         engines.TesseractEngine("eng")
 

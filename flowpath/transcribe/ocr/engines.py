@@ -22,23 +22,20 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from flowpath.errors import MissingDependencyError
 from flowpath.transcribe.ocr.crops import TextCrop
+from flowpath.transcribe.ocr.tessdata import TESSDATA_DIRS, find_tessdata
 
-if TYPE_CHECKING:  # text.py reads tesseract's dictionary through find_tessdata here
+if TYPE_CHECKING:
     from flowpath.transcribe.ocr.text import Word
 
 #: white gap between stacked crops; large enough that tesseract never merges two crops' lines
 _GAP = 28
 
-#: where Debian (and the tesseract defaults of other distributions) keep the language data
-_TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
-                  "/usr/share/tessdata", "/usr/local/share/tessdata")
 
 
 @dataclass
@@ -66,19 +63,6 @@ class OCREngine(ABC):
     @abstractmethod
     def read(self, crops: Sequence[TextCrop | None]) -> list[Reading]:
         """Read every crop; ``None`` entries (no ink) give an empty `Reading`."""
-
-
-def find_tessdata(lang: str = "eng") -> Path | None:
-    """The tessdata directory holding ``{lang}.traineddata``: ``$TESSDATA_PREFIX`` first, then
-    the Debian/distribution locations; None when there is none.
-
-    The tesserocr wheel bundles libtesseract but no language data, and looks in ``./`` unless
-    told otherwise, so the path is always passed explicitly.
-    """
-    for base in (os.environ.get("TESSDATA_PREFIX"), *_TESSDATA_DIRS):
-        if base and (Path(base) / f"{lang.split('+')[0]}.traineddata").is_file():
-            return Path(base)
-    return None
 
 
 class TesseractEngine(OCREngine):
@@ -110,7 +94,7 @@ class TesseractEngine(OCREngine):
         if tessdata is None:
             raise MissingDependencyError(
                 f"tesseract language data '{lang}.traineddata' was not found in $TESSDATA_PREFIX or "
-                f"{', '.join(_TESSDATA_DIRS)}: apt-get install tesseract-ocr-{lang.split('+')[0]} "
+                f"{', '.join(TESSDATA_DIRS)}: apt-get install tesseract-ocr-{lang.split('+')[0]} "
                 "(or set TESSDATA_PREFIX to the folder holding it)")
         self.lang = lang
         self.workers = max(1, int(workers))

@@ -168,7 +168,7 @@ def dictionary_words(lang: str = "eng") -> list[str]:
     import tempfile
     from pathlib import Path
 
-    from flowpath.transcribe.ocr.engines import find_tessdata
+    from flowpath.transcribe.ocr.tessdata import find_tessdata
 
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "flowpath" / f"tesseract_words_{lang}.txt"
     try:
