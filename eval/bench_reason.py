@@ -34,7 +34,7 @@ from flowpath.metrics import AttributionMetric
 from flowpath.models.base import Reasoner, ReasoningRequest
 from flowpath.pipeline import reason_on
 from flowpath.reason import OfflineReasoner, classify_question, make_reasoner
-from flowpath.reason.semantic import SentenceEncoder, semantic_available
+from flowpath.reason.semantic import SentenceEncoder, onnx_available, semantic_available
 
 
 def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
@@ -123,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
                         "(int8 onnx when onnxruntime is installed); onnx/torch = a float encoder run there")
     p.add_argument("--int8", action="store_true",
                    help="with --runtime onnx: int8 weights")
+    p.add_argument("--threads", type=int, default=1,
+                   help="offline reasoner with semantic matching: intra-op threads of the encoder "
+                        "(1, the reasoner's default, suits batch workers; 2 = one question's latency)")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
@@ -132,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.reasoner == "offline":
         encoder = None
         if args.semantic != "off" and args.runtime != "auto" and semantic_available():
-            encoder = SentenceEncoder(runtime=args.runtime, int8=args.int8)
+            encoder = SentenceEncoder(runtime=args.runtime, int8=args.int8, threads=args.threads)
+        elif args.semantic != "off" and args.threads != 1 and semantic_available():
+            # the shared encoder's settings (int8 onnx when installed) with more threads
+            encoder = SentenceEncoder(int8=onnx_available(), threads=args.threads)
         reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic],
                                    encoder=encoder, learned=args.learned)
     cpu0 = time.process_time()

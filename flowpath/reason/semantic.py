@@ -123,6 +123,10 @@ class SentenceEncoder:
             for by name gives the model's own vectors; `shared_encoder` (the reasoner's)
             turns it on.
         cache_dir: where exported graphs are kept (default ``$XDG_CACHE_HOME/flowpath``).
+        threads: intra-op threads of one forward pass. 1 (default) suits batch runs, whose
+            workers already fill the cores; 2 on an otherwise idle 2-core machine cut the
+            reasoner's wall time per febench_dev question from 53 to 36 ms for ~15 % more CPU
+            (eval/bench_reason.py --threads).
 
     Raises:
         MissingDependencyError: torch/transformers or the model wheel is missing (names the extra),
@@ -136,7 +140,7 @@ class SentenceEncoder:
 
     def __init__(self, model_dir: str | Path | None = None, *, max_length: int = 128,
                  pack_tokens: int = 256, runtime: str = "auto", int8: bool = False,
-                 cache_dir: str | Path | None = None) -> None:
+                 cache_dir: str | Path | None = None, threads: int = 1) -> None:
         try:
             import torch
             from tokenizers import Tokenizer
@@ -146,6 +150,8 @@ class SentenceEncoder:
             raise ValueError(f"SentenceEncoder: runtime must be 'auto', 'onnx' or 'torch', got {runtime!r}")
         if runtime == "onnx" and not onnx_available():
             raise MissingDependencyError(f"SentenceEncoder(runtime='onnx') needs onnx and onnxruntime: {EXTRA_HINT}")
+        if threads < 1:
+            raise ValueError(f"SentenceEncoder: threads must be >= 1, got {threads}")
         if int8 and runtime == "torch":
             raise ValueError("SentenceEncoder: int8 weights need runtime='onnx' (or 'auto' with onnxruntime)")
         path = Path(model_dir) if model_dir is not None else packaged_model_dir(cache_dir)
@@ -160,6 +166,7 @@ class SentenceEncoder:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length)
         self.max_length = max_length
+        self.threads = int(threads)
         self.pack_tokens = pack_tokens
         self.runtime = "onnx" if runtime == "onnx" or (runtime == "auto" and onnx_available()) else "torch"
         self.int8 = int8 and self.runtime == "onnx"
@@ -219,9 +226,11 @@ class SentenceEncoder:
             finally:
                 tmp.unlink(missing_ok=True)
         options = ort.SessionOptions()
-        # one thread, as for torch below: a few short texts gain nothing from intra-op threads
-        options.intra_op_num_threads = 1
+        # one thread by default, as for torch below: batch workers already fill the cores. With
+        # more, idle threads sleep instead of spinning, so a busy machine does not pay for them
+        options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
 
     def _export(self, path: Path, out: Path) -> None:
@@ -310,7 +319,7 @@ class SentenceEncoder:
         # a few short texts gain nothing from intra-op threads, and on a busy 2-core machine
         # two spinning threads cost ~10x the CPU of one (eval/bench_reason.py figures)
         threads = torch.get_num_threads()
-        torch.set_num_threads(1)
+        torch.set_num_threads(self.threads)
         try:
             with torch.inference_mode():
                 for pack in packs:

@@ -117,3 +117,20 @@ def test_an_unwritable_cache_falls_back_to_torch_under_auto(tiny_model, tmp_path
     assert np.allclose(enc.encode(TEXTS), reference, atol=1e-6)
     with pytest.raises(OSError, match="cache"):
         SentenceEncoder(tiny_model, runtime="onnx", cache_dir=blocked)
+
+
+@pytest.mark.parametrize("runtime", ["onnx", "torch"])
+def test_more_threads_give_the_same_vectors(tiny_model, tmp_path, runtime):
+    """Threads only split the work of a forward pass: two give one thread's vectors."""
+    from flowpath.reason.semantic import SentenceEncoder
+
+    one = SentenceEncoder(tiny_model, runtime=runtime, cache_dir=tmp_path).encode(TEXTS)
+    two = SentenceEncoder(tiny_model, runtime=runtime, cache_dir=tmp_path, threads=2).encode(TEXTS)
+    assert np.allclose(one, two, atol=1e-5)
+
+
+def test_threads_must_be_positive(tiny_model, tmp_path):
+    from flowpath.reason.semantic import SentenceEncoder
+
+    with pytest.raises(ValueError, match="threads must be >= 1"):
+        SentenceEncoder(tiny_model, cache_dir=tmp_path, threads=0)
