@@ -21,6 +21,7 @@ wild-look tuning set (`eval/ocr_node_readings.py`; docs/transcription.md has the
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -69,11 +70,10 @@ def choose_engines(confidences: Sequence[float | None], *, chart_below: float = 
     Returns:
         Which crops rapidocr reads, and whether the chart is taken as handwritten.
     """
-    inked = sorted(c for c in confidences if c is not None)
+    inked = [c for c in confidences if c is not None]
     if not inked:
         return EngineChoice(False, ())
-    median = inked[len(inked) // 2] if len(inked) % 2 else (inked[len(inked) // 2 - 1] + inked[len(inked) // 2]) / 2
-    handwritten = median < chart_below
+    handwritten = statistics.median(inked) < chart_below
     limit = 1.01 if handwritten else crop_below
     return EngineChoice(handwritten, tuple(i for i, c in enumerate(confidences) if c is not None and c < limit))
 

@@ -208,10 +208,9 @@ def fix_letter_slips(text: str, lang: str = "eng") -> str:
     >>> fix_letter_slips("Inspegt the QUEVE") if dictionary_words() else "Inspect the QUEUE"
     'Inspect the QUEUE'
     """
-    dictionary = dictionary_words(lang)
-    if not dictionary:
-        return text
     known = _word_set(lang)
+    if not known:
+        return text
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
