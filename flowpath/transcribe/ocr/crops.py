@@ -37,6 +37,11 @@ _SMALL_INK_PCT = 97.0
 _LABEL_STRONG = 0.72
 #: label text lines shorter than this (px, as passed to `to_label_crop`) count as small print
 _LABEL_SMALL = 10.0
+#: hachure fills (`hachure_strokes`): a node is looked at when at least this share of its
+#: interior is ink, and has fill strokes when at least this share of its ink is pale ink
+#: away from the text
+_HACHURE_INK_SHARE = 0.2
+_HACHURE_PALE_SHARE = 0.3
 #: edge-label words read with less confidence than this are dropped (see `to_label_crop`)
 _LABEL_MIN_CONF = 40.0
 
@@ -125,11 +130,17 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     else:
         strong = core & (dist >= np.percentile(dist[core], 75)) if styled else core
     ink_color = fill_color(rgb, strong)
+    hachure = None if small else hachure_strokes(rgb, dist, ink, core, inside)
+    fill_strokes = None
+    if hachure is not None:
+        ink_color, fill_strokes = hachure
     axis = ink_color - fill  # (3,) or, against a local fill, (h, w, 3)
     denom = (axis ** 2).sum(axis=-1)
     if float(np.median(denom[core] if denom.ndim else denom)) < 1:
         return None
     norm = np.clip(_channel_dot(diff, axis) / np.maximum(denom, 1.0), 0, 1)  # 0 paper, 1 ink
+    if fill_strokes is not None:
+        norm[fill_strokes] = 0
     if hard:
         # edge labels: a line seen through a translucent label box is faint ink; drop it
         norm = (norm > 0.45).astype(np.float32)
@@ -144,6 +155,44 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
         d = cv2.distanceTransform(np.pad(inside.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
         clipped = bool(((out < 128) & (d <= 2.5)).any())
     return _finish_crop(out, line_height, max_width, clipped)
+
+
+def hachure_strokes(rgb: np.ndarray, dist: np.ndarray, ink: np.ndarray, core: np.ndarray,
+                    inside: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The text colour and the fill strokes of a hachure-filled node, or None for other fills.
+
+    A hand-drawn (rough.js) node is tinted with long parallel strokes in a paler colour than
+    its text. They differ from the fill as much as text does, so they outnumber the glyphs'
+    pixels among the ink and the ink colour (their median) became the strokes' own: strokes
+    and text both came out black and the text was buried. Here the text colour is the most
+    contrasting ink instead, and the fill strokes are the pale ink *away* from it (a glyph's
+    anti-aliased edge is pale too, but it touches its glyph's strong pixels).
+
+    Args:
+        rgb: the node's colour crop.
+        dist: every pixel's RGB distance from the fill.
+        ink: pixels far from the fill (inside the node).
+        core: ink in the middle of the node.
+        inside: the node interior.
+
+    Returns:
+        ``(text colour (3,), fill-stroke mask)``, or None when the node has no fill strokes
+        (every clean render: the test below stops at its first, cheap step there).
+    """
+    n_ink = int(np.count_nonzero(core))
+    # text covers ~5-20 % of an interior; hachure adds tens of percent more
+    if n_ink < 64 or np.count_nonzero(ink) < _HACHURE_INK_SHARE * np.count_nonzero(inside):
+        return None
+    d_core = dist[core]
+    strong = core & (dist >= np.percentile(d_core, 90))
+    d_strong = float(np.median(dist[strong]))
+    # strong ink: at least halfway from the fill to the text colour; pale ink far from it
+    text = dist >= 0.5 * d_strong
+    near_text = cv2.dilate(text.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    strokes = ink & ~near_text
+    if np.count_nonzero(strokes & core) < _HACHURE_PALE_SHARE * n_ink:
+        return None
+    return fill_color(rgb, strong), strokes
 
 
 def to_label_crop(rgb: np.ndarray, *, line_height: float | None = None,
