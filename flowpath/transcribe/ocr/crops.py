@@ -42,6 +42,9 @@ _LABEL_SMALL = 10.0
 #: away from the text
 _HACHURE_INK_SHARE = 0.2
 _HACHURE_PALE_SHARE = 0.3
+#: least share of its box a glyph's ink covers (`median_line_height`): a print or handwritten
+#: glyph covers 0.15-1, a hachure stroke across a node a few hundredths
+_GLYPH_MIN_FILL = 0.08
 #: edge-label words read with less confidence than this are dropped (see `to_label_crop`)
 _LABEL_MIN_CONF = 40.0
 
@@ -373,7 +376,11 @@ def median_line_height(inks: list[np.ndarray]) -> float | None:
         n, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
         if n > 1:
             h, w = stats[1:, cv2.CC_STAT_HEIGHT], stats[1:, cv2.CC_STAT_WIDTH]
-            keep = (h >= 5) & (w < 3 * h) & (h < 200)
+            area = stats[1:, cv2.CC_STAT_AREA]
+            # a hand-drawn node's hachure fill breaks into long thin diagonal strokes, glyph-like
+            # by their box but with a tenth of a glyph's ink in it; taken for glyphs they made
+            # the text line of a hachure-filled chart look twice its height
+            keep = (h >= 5) & (w < 3 * h) & (h < 200) & (area >= _GLYPH_MIN_FILL * w * h)
             hs.extend(h[keep].tolist())
     if len(hs) < 5:
         return None
