@@ -41,7 +41,12 @@ def _words(text: str) -> set[str]:
 
 @needs_hand_font
 def test_fill_strokes_are_dropped_and_a_flat_fill_is_left_alone():
-    from flowpath.transcribe.ocr.crops import color_distance, fill_color, hachure_strokes, to_text_crop
+    from flowpath.transcribe.ocr.crops import (
+        color_distance,
+        fill_color,
+        hachure_strokes,
+        to_text_crop,
+    )
 
     mask = np.ones((110, 340), bool)
     plain, filled = (to_text_crop(_node(h), mask, line_height=36) for h in (False, True))
