@@ -188,7 +188,8 @@ class ClassicalSegmenter(Segmenter):
             pen = (work.mean(axis=2) < 0.45 * float(bg.mean())) if rough else None
             blobs = self._blob_regions(work, bg, sx, sy, (H, W), pen=pen)
         strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks,
-                                  bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough)
+                                  bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough,
+                                  fine_gap=HAND_DRAWN_FINE_GAP if rough else 0)
                    if ink is not None else [])
         colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks)
                    if self.colour and not clean else [])
@@ -737,6 +738,9 @@ STRAIGHT_RUN = 0.85
 #: hand-drawn tuning sets with the stroke pass on every chart: 1.0 0.876/0.958, 1.5 0.904/0.956,
 #: 2.0 0.895/0.957, 2.5 0.871/0.950; no bridging 0.876/0.945)
 HAND_DRAWN_BRIDGE = 1.5
+#: px: on a hand-drawn chart the stroke pass looks again with gaps closed only this far (small
+#: nodes whose text runs a few px from the outline)
+HAND_DRAWN_FINE_GAP = 3
 #: a stroke node holding two flat nodes this big (share of its box) is a frame around them; 0.08
 #: let hand-drawn subgraph frames through and dropped the nodes inside (seg_tune_hand2 with the
 #: stroke pass on every chart: R/P@0.7 0.821/0.948 -> 0.877/0.963 at 0.01-0.04; tuning photo and

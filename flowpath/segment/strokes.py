@@ -180,7 +180,7 @@ def enclosed_blobs(closed: np.ndarray, min_size: int, grow: int
 
 def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int, int], *,
                    ink_contrast: float = 0.3, gap_strokes: float = 3.0, bridge: float = 0.0,
-                   enclosed: bool = False, min_outline: float = 0.75,
+                   enclosed: bool = False, fine_gap: int = 0, min_outline: float = 0.75,
                    min_solidity: float = 0.85, min_size: int = 10, max_inked: float = 0.3,
                    max_band_ink: float = 0.35, ink: np.ndarray | None = None,
                    with_masks: bool = True
@@ -199,6 +199,10 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         enclosed: nodes are the pieces of paper the closed ink encloses (`enclosed_blobs`),
             not the closed ink's filled blobs opened by two stroke widths: with long bridges
             the filled blobs join pockets between connectors to the nodes they touch.
+        fine_gap: with ``enclosed``, also look again with gaps closed only up to this many px
+            (0 = not): in a small node whose text runs within a few px of its outline, the
+            ``gap_strokes`` closing joins the text to the outline and the enclosed paper is no
+            longer node-shaped. Nodes found this way are kept where the first look found none.
         min_outline: share of a blob's boundary that must be ink (a node is outlined; a word
             merged by the closing is not).
         min_solidity: filled area / convex hull area below which a blob is not a node.
@@ -218,13 +222,46 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         return []
     sw = stroke_width(ink)
     gap = int(np.clip(round(gap_strokes * sw), 3, 25))
-    closed: np.ndarray = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE,
-                                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
+    bridged: np.ndarray | None = None
     if bridge > 0:
         letter = glyph_height(ink)
         length = int(round(bridge * letter))
         if length > gap:
-            closed = closed | bridge_gaps(ink.astype(np.uint8), length, 2.0 * letter)
+            bridged = bridge_gaps(ink.astype(np.uint8), length, 2.0 * letter)
+    gaps = [gap] + ([fine_gap] if enclosed and 0 < fine_gap < gap else [])
+    found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
+    for k, size in enumerate(gaps):
+        closed: np.ndarray = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE,
+                                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+        if bridged is not None:
+            closed = closed | bridged
+        more = _outlined_nodes(closed, ink, sw, enclosed=enclosed, min_outline=min_outline,
+                               min_solidity=min_solidity, min_size=min_size, max_inked=max_inked,
+                               max_band_ink=max_band_ink)
+        if k:  # a finer look only adds nodes clear of those found already
+            more = [f for f in more if not any(_box_overlap(f[0], g[0]) > 0.2 for g in found)]
+        found += more
+    return innermost_regions(
+        [(box, [(px / sx, py / sy) for px, py in poly]) for box, poly in found],
+        out_size, STROKE_SCORE, with_mask=with_masks)
+
+
+def _box_overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Intersection of two boxes over the smaller one's area."""
+    ix = max(0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0, min(a[3], b[3]) - max(a[1], b[1]))
+    small = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return ix * iy / max(small, 1)
+
+
+def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed: bool,
+                    min_outline: float, min_solidity: float, min_size: int, max_inked: float,
+                    max_band_ink: float
+                    ) -> list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]]:
+    """The node-like blobs of gap-closed ink ``closed``: ``(working box, working polygon)``
+    each (see `stroke_regions` for the arguments and the module docstring for the tests)."""
+    import cv2
+
     if enclosed:
         blobs = enclosed_blobs(closed, min_size, max(1, int(round(sw))))
     else:
@@ -270,8 +307,8 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
             c = max(cs, key=cv2.contourArea)
         poly = np.asarray(polygon_of_contour(c), dtype=float)
         poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
-        found.append(((x, y, x + w, y + h), [((px + x) / sx, (py + y) / sy) for px, py in poly]))
-    return innermost_regions(found, out_size, STROKE_SCORE, with_mask=with_masks)
+        found.append(((x, y, x + w, y + h), [(px + x, py + y) for px, py in poly]))
+    return found
 
 
 def holds_ink(regions: list[Region], ink: np.ndarray, sx: float, sy: float, min_pixels: int = 10
