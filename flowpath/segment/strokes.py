@@ -36,6 +36,9 @@ from flowpath.segment.postprocess import (
 
 #: score of stroke-pass regions: below every flat-region detection, which win overlaps
 STROKE_SCORE = 0.4
+#: share of a strip just outside a finer-closing node that may be darker than the page
+#: (`_fine_node`)
+FINE_MAX_TINT = 0.3
 
 
 def page_contrast(image: np.ndarray, stroke_guess: int = 9) -> np.ndarray:
@@ -223,6 +226,7 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     sw = stroke_width(ink)
     gap = int(np.clip(round(gap_strokes * sw), 3, 25))
     bridged: np.ndarray | None = None
+    letter = 0.0
     if bridge > 0:
         letter = glyph_height(ink)
         length = int(round(bridge * letter))
@@ -239,11 +243,35 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
                                min_solidity=min_solidity, min_size=min_size, max_inked=max_inked,
                                max_band_ink=max_band_ink)
         if k:  # a finer look only adds nodes clear of those found already
-            more = [f for f in more if not any(_box_overlap(f[0], g[0]) > 0.2 for g in found)]
+            more = [f for f in more if not any(_box_overlap(f[0], g[0]) > 0.2 for g in found)
+                    and _fine_node(f[0], image, letter, sw)]
         found += more
     return innermost_regions(
         [(box, [(px / sx, py / sy) for px, py in poly]) for box, poly in found],
         out_size, STROKE_SCORE, with_mask=with_masks)
+
+
+def _fine_node(box: tuple[int, int, int, int], image: np.ndarray, letter: float, sw: float) -> bool:
+    """Whether a node the finer closing found (working ``box``) may be kept: at least 1.5
+    letters on its shorter side (a letter's counter is smaller) and paper on all four sides
+    just outside its outline. A piece of a node cut off by a hachure line the finer closing
+    sealed has the rest of that fill beside it: over `FINE_MAX_TINT` of a side's strip darker
+    than the page (hachure-filled nodes found whole measured 0-0.05 per side, pieces 0.7)."""
+    x0, y0, x1, y1 = box
+    if min(x1 - x0, y1 - y0) < 1.5 * letter:
+        return False
+    grey = image.min(axis=2) if image.ndim == 3 else image
+    h, w = grey.shape
+    dark = 0.88 * float(np.percentile(grey[::4, ::4], 75))  # the page, less a faint tint
+    d, t = int(round(2 * sw)) + 1, max(3, int(round(2 * sw)))
+    for ys, xs in ((slice(max(0, y0 - d - t), max(0, y0 - d)), slice(x0, x1)),
+                   (slice(min(h, y1 + d), min(h, y1 + d + t)), slice(x0, x1)),
+                   (slice(y0, y1), slice(max(0, x0 - d - t), max(0, x0 - d))),
+                   (slice(y0, y1), slice(min(w, x1 + d), min(w, x1 + d + t)))):
+        side = grey[ys, xs]
+        if side.size and (side < dark).mean() > FINE_MAX_TINT:
+            return False
+    return True
 
 
 def _box_overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
