@@ -16,6 +16,7 @@ Steps for one (question, answer) statement:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -543,7 +544,11 @@ class OfflineReasoner(Reasoner):
         if settled:
             # the story walks the chart: the first decision it settles starts the walk, which
             # follows the branch taken at each settled decision (`_connect` with ``taken``)
-            anchors.append(min(settled, key=lambda n: (ctx.depth.get(n, 0), n)))
+            first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+            anchors.append(first)
+            done = self._done_before(ctx, story, first)
+            if done is not None:
+                anchors.append(done)
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
@@ -566,6 +571,33 @@ class OfflineReasoner(Reasoner):
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    @staticmethod
+    def _done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:
+        """The step the story says was done just before it reached ``decision``: a direct
+        predecessor (not Start, not a decision) that the sentences before the one settling
+        ``decision`` mention; ``None`` when they mention none. The gold convention includes
+        that step (docs/reasoning.md, "Gold conventions"); stories mention it loosely ("has
+        taken care of the tray"), so any shared content word counts, weighted by IDF."""
+        index = ctx.index
+        sentences = [x for x in re.split(r"(?<=[.!?])\s+", story.strip()) if x]
+        dtoks = set(tokens(ctx.chart.nodes[decision].text or ""))
+        if len(sentences) < 2 or not dtoks:
+            return None
+        overlap = [len(dtoks & set(tokens(x))) for x in sentences]
+        at = overlap.index(max(overlap))
+        if overlap[at] == 0 or at == 0:
+            return None
+        before = set(tokens(" ".join(sentences[:at])))
+        best: tuple[float, str] | None = None
+        for p in ctx.chart.predecessors(decision):
+            if node_kind(ctx.chart, p) in ("start", "end", "decision"):
+                continue
+            i = index.ids.index(p)
+            w = math.fsum(index.weight(t) for t in index.token_sets[i] & before)
+            if w > 0 and (best is None or w > best[0]):
+                best = (w, p)
+        return best[1] if best else None
 
     # -- flow referential -----------------------------------------------------------------------
     def _flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
