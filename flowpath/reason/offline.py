@@ -179,6 +179,9 @@ class OfflineReasoner(Reasoner):
         # how strongly a story must mention a decision to settle it (generated QA, --hard)
         self.settle_threshold = 0.5
         self.fact_branch_boost = 0.2
+        # how much weaker an answer match after the story's settled branches may be and still
+        # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
+        self.scenario_after_margin = 0.1
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -497,18 +500,20 @@ class OfflineReasoner(Reasoner):
 
     # -- applied scenario -----------------------------------------------------------------------
     def _settled(self, ctx: _ChartContext, q: dict[str, float], statement: str,
-                 target: str) -> dict[str, str | None]:
+                 target: str | None) -> dict[str, str | None]:
         """Decisions upstream of ``target`` that the statement settles, each mapped to the
         successor on the branch it takes, or to ``None`` when that branch leads away from
-        ``target`` (the story passed elsewhere, or the branch was misread)."""
+        ``target`` (the story passed elsewhere, or the branch was misread). With ``target``
+        ``None``: every decision the statement settles, mapped to its taken branch's successor
+        (``None`` when no edge carries that branch)."""
         import networkx as nx
 
         from flowpath.reason.branches import branch_taken, states_quantity
 
         chart = ctx.chart
         out: dict[str, str | None] = {}
-        upstream = nx.ancestors(ctx.g, target)
-        for d in upstream:
+        upstream = nx.ancestors(ctx.g, target) if target is not None else set(ctx.index.ids)
+        for d in sorted(upstream):
             if node_kind(ctx.chart, d) != "decision":
                 continue
             # a story gives a number for the quantity a check compares ("the water level reads
@@ -520,7 +525,8 @@ class OfflineReasoner(Reasoner):
                 continue
             out[d] = None
             for e in chart.out_edges(d):
-                if e.condition == taken and (e.target == target or target in nx.descendants(ctx.g, e.target)):
+                if e.condition == taken and (target is None or e.target == target
+                                             or target in nx.descendants(ctx.g, e.target)):
                     out[d] = e.target
         return out
 
