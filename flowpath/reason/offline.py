@@ -536,6 +536,17 @@ class OfflineReasoner(Reasoner):
         s = self._answer_scores(ctx, question, answer)
         q = self._question_scores(ctx, question)
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        # "what next" is asked after the story's situation: an answer match on the branches the
+        # story takes beats an (almost) equal one elsewhere ("book the budget" matches "Plan the
+        # budget" upstream as well as "Schedule the budget" after the settled check)
+        after: set[str] = set()
+        for t in self._settled(ctx, q, question, None).values():
+            if t is not None:
+                after |= {t} | nx.descendants(ctx.g, t)
+        if after and best not in after:
+            alt = max(sorted(after), key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+            if s[alt] >= s[best] - self.scenario_after_margin:
+                best = alt
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
@@ -581,10 +592,12 @@ class OfflineReasoner(Reasoner):
     @staticmethod
     def _done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:
         """The step the story says was done just before it reached ``decision``: a direct
-        predecessor (not Start, not a decision) that the sentences before the one settling
-        ``decision`` mention; ``None`` when they mention none. The gold convention includes
-        that step (docs/reasoning.md, "Gold conventions"); stories mention it loosely ("has
-        taken care of the tray"), so any shared content word counts, weighted by IDF."""
+        predecessor (not Start, not a decision) that the sentences between the opening one and
+        the one settling ``decision`` mention; ``None`` when they mention none. The gold
+        convention includes that step (docs/reasoning.md, "Gold conventions"); stories mention
+        it loosely ("has taken care of the tray"), so any shared content word counts, weighted
+        by IDF. The opening sentence sets the scene ("Ana wants a loan for a new car"): what
+        the person wants is not a step done (the loan example's gold starts at the check)."""
         index = ctx.index
         sentences = [x for x in re.split(r"(?<=[.!?])\s+", story.strip()) if x]
         dtoks = set(tokens(ctx.chart.nodes[decision].text or ""))
@@ -592,9 +605,9 @@ class OfflineReasoner(Reasoner):
             return None
         overlap = [len(dtoks & set(tokens(x))) for x in sentences]
         at = overlap.index(max(overlap))
-        if overlap[at] == 0 or at == 0:
+        if overlap[at] == 0 or at < 2:
             return None
-        before = set(tokens(" ".join(sentences[:at])))
+        before = set(tokens(" ".join(sentences[1:at])))
         best: tuple[float, str] | None = None
         for p in ctx.chart.predecessors(decision):
             if node_kind(ctx.chart, p) in ("start", "end", "decision"):
