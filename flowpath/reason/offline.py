@@ -16,6 +16,7 @@ Steps for one (question, answer) statement:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -183,6 +184,9 @@ class OfflineReasoner(Reasoner):
         # fact_branch_boost, so a step on a settled branch is never tied away)
         self.fact_answer_floor = 0.3
         self.fact_tie_margin = 0.15
+        # how much weaker an answer match after the story's settled branches may be and still
+        # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
+        self.scenario_after_margin = 0.1
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -521,18 +525,20 @@ class OfflineReasoner(Reasoner):
 
     # -- applied scenario -----------------------------------------------------------------------
     def _settled(self, ctx: _ChartContext, q: dict[str, float], statement: str,
-                 target: str) -> dict[str, str | None]:
+                 target: str | None) -> dict[str, str | None]:
         """Decisions upstream of ``target`` that the statement settles, each mapped to the
         successor on the branch it takes, or to ``None`` when that branch leads away from
-        ``target`` (the story passed elsewhere, or the branch was misread)."""
+        ``target`` (the story passed elsewhere, or the branch was misread). With ``target``
+        ``None``: every decision the statement settles, mapped to its taken branch's successor
+        (``None`` when no edge carries that branch)."""
         import networkx as nx
 
         from flowpath.reason.branches import branch_taken, states_quantity
 
         chart = ctx.chart
         out: dict[str, str | None] = {}
-        upstream = nx.ancestors(ctx.g, target)
-        for d in upstream:
+        upstream = nx.ancestors(ctx.g, target) if target is not None else set(ctx.index.ids)
+        for d in sorted(upstream):
             if node_kind(ctx.chart, d) != "decision":
                 continue
             # a story gives a number for the quantity a check compares ("the water level reads
@@ -544,7 +550,8 @@ class OfflineReasoner(Reasoner):
                 continue
             out[d] = None
             for e in chart.out_edges(d):
-                if e.condition == taken and (e.target == target or target in nx.descendants(ctx.g, e.target)):
+                if e.condition == taken and (target is None or e.target == target
+                                             or target in nx.descendants(ctx.g, e.target)):
                     out[d] = e.target
         return out
 
@@ -554,6 +561,17 @@ class OfflineReasoner(Reasoner):
         s = self._answer_scores(ctx, question, answer)
         q = self._question_scores(ctx, question)
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        # "what next" is asked after the story's situation: an answer match on the branches the
+        # story takes beats an (almost) equal one elsewhere ("book the budget" matches "Plan the
+        # budget" upstream as well as "Schedule the budget" after the settled check)
+        after: set[str] = set()
+        for t in self._settled(ctx, q, question, None).values():
+            if t is not None:
+                after |= {t} | nx.descendants(ctx.g, t)
+        if after and best not in after:
+            alt = max(sorted(after), key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+            if s[alt] >= s[best] - self.scenario_after_margin:
+                best = alt
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
@@ -568,7 +586,11 @@ class OfflineReasoner(Reasoner):
         if settled:
             # the story walks the chart: the first decision it settles starts the walk, which
             # follows the branch taken at each settled decision (`_connect` with ``taken``)
-            anchors.append(min(settled, key=lambda n: (ctx.depth.get(n, 0), n)))
+            first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+            anchors.append(first)
+            done = self._done_before(ctx, story, first)
+            if done is not None:
+                anchors.append(done)
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
@@ -591,6 +613,35 @@ class OfflineReasoner(Reasoner):
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    @staticmethod
+    def _done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:
+        """The step the story says was done just before it reached ``decision``: a direct
+        predecessor (not Start, not a decision) that the sentences between the opening one and
+        the one settling ``decision`` mention; ``None`` when they mention none. The gold
+        convention includes that step (docs/reasoning.md, "Gold conventions"); stories mention
+        it loosely ("has taken care of the tray"), so any shared content word counts, weighted
+        by IDF. The opening sentence sets the scene ("Ana wants a loan for a new car"): what
+        the person wants is not a step done (the loan example's gold starts at the check)."""
+        index = ctx.index
+        sentences = [x for x in re.split(r"(?<=[.!?])\s+", story.strip()) if x]
+        dtoks = set(tokens(ctx.chart.nodes[decision].text or ""))
+        if len(sentences) < 2 or not dtoks:
+            return None
+        overlap = [len(dtoks & set(tokens(x))) for x in sentences]
+        at = overlap.index(max(overlap))
+        if overlap[at] == 0 or at < 2:
+            return None
+        before = set(tokens(" ".join(sentences[1:at])))
+        best: tuple[float, str] | None = None
+        for p in ctx.chart.predecessors(decision):
+            if node_kind(ctx.chart, p) in ("start", "end", "decision"):
+                continue
+            i = index.ids.index(p)
+            w = math.fsum(index.weight(t) for t in index.token_sets[i] & before)
+            if w > 0 and (best is None or w > best[0]):
+                best = (w, p)
+        return best[1] if best else None
 
     # -- flow referential -----------------------------------------------------------------------
     def _flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:

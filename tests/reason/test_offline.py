@@ -12,6 +12,7 @@ import pytest
 
 from flowpath.errors import MissingDependencyError
 from flowpath.graph import FlowChart
+from flowpath.mermaid import parse_mermaid
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner, classify_question, default_reasoner, make_reasoner
 from flowpath.reason.base import parse_final_answer
@@ -357,6 +358,43 @@ def test_scenario_returns_the_walk_through_settled_decisions(loan, story, answer
     assert classify_question(story) == "applied_scenario"
     res = OfflineReasoner(semantic=False)(ReasoningRequest(loan, story, answer))
     assert res.node_ids == expected, res.reason
+
+
+_GARDEN = """flowchart TD
+    A(["Start"]) --> B["Check the wooden board"] --> C["Gather the seed tray"] --> D{"Is the soil moist?"}
+    D -->|"Yes"| E["Stir the sugar syrup"]
+    D -->|"No"| H["Rinse the fabric strip"]
+    H --> F["Clean two cups of flour"]
+    E --> F
+    F --> G(["End"])
+"""
+
+
+@pytest.mark.parametrize("story,expected", [
+    # a step the story says was done before the first settled check is part of the walk
+    # (docs/reasoning.md, "Gold conventions"), even when it is mentioned by one word
+    ("Rachel is following this procedure. Rachel has already taken care of seed. Rachel sees that the soil "
+     "is not moist. What should Rachel do now?", ["C", "D", "H"]),
+    # nothing said done before the check: the walk starts there
+    ("Rachel is following this procedure. Rachel sees that the soil is not moist. What should Rachel do now?",
+     ["D", "H"]),
+])
+def test_scenario_includes_the_step_done_before_the_first_check(story, expected):
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(parse_mermaid(_GARDEN), story, "wash fabric strip"))
+    assert res.node_ids == expected, res.reason
+
+
+def test_scenario_answer_comes_after_the_settled_branch():
+    """"What next" is asked after the story's situation: of two nodes the reworded answer matches
+    equally ("book" is neither "draft" nor "print"), the one on the branch the story takes wins
+    over the one upstream."""
+    fc = FlowChart.from_edges(
+        [("S", "B"), ("B", "C"), ("C", "D", "Yes"), ("C", "E", "No"), ("D", "F"), ("E", "F")],
+        {"S": "Start", "B": "Draft the family budget", "C": "Is the account balance less than 3000?",
+         "D": "Print the family budget", "E": "Close the account", "F": "End"})
+    story = "Ava is following this procedure. The account balance is 2863. What should Ava do now?"
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(fc, story, "book the family budget"))
+    assert res.node_ids == ["C", "D"], res.reason
 
 
 # -- semantic matching (issue 15) ----------------------------------------------------------------
