@@ -654,7 +654,8 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         ix = np.clip(np.minimum(cboxes[:, 2], x1) - np.maximum(cboxes[:, 0], x0), 0, None)
         iy = np.clip(np.minimum(cboxes[:, 3], y1) - np.maximum(cboxes[:, 1], y0), 0, None)
-        if ((ix * iy >= 0.8 * careas) & (careas < 0.4 * areas[i])).sum() >= 2:
+        held = (ix * iy >= 0.8 * careas) & (careas < 0.4 * areas[i])
+        if held.sum() >= 2 or (held & (careas >= 0.1 * areas[i])).any():
             drop.add(i)
     kept = [k for k in range(len(flat)) if k not in drop]
     boxes, areas = boxes[kept], areas[kept]
