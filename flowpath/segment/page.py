@@ -434,6 +434,25 @@ def sheet_zoom(sheet: np.ndarray, max_pixels: int) -> float:
     return max(1.0, min(TEXT_TARGET / th, MAX_ZOOM, float(np.sqrt(max_pixels / max(w * h, 1)))))
 
 
+#: an enlarged sheet is sharpened by this many times its difference from a blur of ...
+SHARPEN_AMOUNT = 20.0
+#: ... this sigma, in rectified (not enlarged) pixels
+SHARPEN_SIGMA = 1.0
+
+
+def _sharpen(sheet: np.ndarray, zoom: float) -> np.ndarray:
+    """An enlarged sheet with each pixel pushed hard away from its neighbourhood's mean (an
+    unsharp mask strong enough to all but binarise it): the grey of the blur between a letter
+    and the outline it nearly touches becomes paper. On the photo tuning sets, small-text
+    sheets went from R 0.858 to 0.934 (black-and-white; 1.5-6x: 0.869-0.918); on every sheet
+    it cost hand-drawn precision (0.977 -> 0.929), so it goes with the enlargement only."""
+    import cv2
+
+    f = sheet.astype(np.float32)
+    sharp = f + SHARPEN_AMOUNT * (f - cv2.GaussianBlur(f, (0, 0), SHARPEN_SIGMA * zoom))
+    return np.clip(sharp, 0, 255).astype(np.uint8)
+
+
 def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bool = True,
                  zoom: float | None = None, open_frames: bool = True) -> tuple[list[Region], str] | None:
     """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found.
@@ -460,7 +479,7 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
     if zoom is None:
         zoom = sheet_zoom(sheet, segmenter.max_pixels)
     if zoom != 1.0:
-        sheet = cv2.resize(sheet, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
+        sheet = _sharpen(cv2.resize(sheet, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC), zoom)
     regions, reason = segment_sheet(segmenter, sheet, passes=passes, open_frames=open_frames)
     H, W = image.shape[:2]
     back = [region_from_polygon([tuple(p) for p in page.to_original(np.asarray(r.polygon) / zoom)], H, W,
