@@ -169,6 +169,7 @@ def _grabcut_sheet(small: np.ndarray, lab: np.ndarray) -> np.ndarray | None:
     h, w = small.shape[:2]
     mask = np.zeros((h, w), np.uint8)
     models = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.setRNGSeed(0)  # GrabCut seeds its colour models from OpenCV's global random state
     cv2.grabCut(np.ascontiguousarray(small), mask, (3, 3, w - 6, h - 6), models[0], models[1], 4,
                 cv2.GC_INIT_WITH_RECT)
     fore = ((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)).astype(np.uint8)
@@ -195,7 +196,7 @@ def _desk_in_the_middle(lab: np.ndarray, near: float = 6.0) -> float:
 
 
 def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.97,
-              min_fill: float = 0.93, min_step: float = 9.0, max_chroma: float = 20.0,
+              min_fill: float = 0.93, min_step: float = 8.0, max_chroma: float = 20.0,
               max_desk_share: float = 0.1) -> Page | None:
     """The sheet of paper in a photo, or None when there is no such sheet in full view.
 
