@@ -178,6 +178,11 @@ class OfflineReasoner(Reasoner):
         # how strongly a story must mention a decision to settle it (generated QA, --hard)
         self.settle_threshold = 0.5
         self.fact_branch_boost = 0.2
+        # fact answers (generated QA, reasonfact4_val): an answer whose best node covers less
+        # than this much of it names nothing; nodes this close to the best one tie (kept below
+        # fact_branch_boost, so a step on a settled branch is never tied away)
+        self.fact_answer_floor = 0.3
+        self.fact_tie_margin = 0.15
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -474,7 +479,7 @@ class OfflineReasoner(Reasoner):
                         if taken is not None and e.condition == taken:
                             s[e.target] += self.fact_branch_boost
                             branch_of.setdefault(e.target, d)
-        best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        best = self._fact_answer_node(ctx, s, q, question, answer)
         ids = [best]
         why = f"{best} states the answer"
         if best in branch_of:
@@ -493,6 +498,26 @@ class OfflineReasoner(Reasoner):
                     ids = [n, best] if rel == "pred" else [best, n]
                     why += f"; {n} is the decision whose branch the statement takes"
         return ids, why
+
+    def _fact_answer_node(self, ctx: _ChartContext, s: dict[str, float], q: dict[str, float],
+                          question: str, answer: str) -> str:
+        """The node that states a fact answer. An answer that names nothing in the chart ("Put
+        on it") is no evidence: its faint likeness to every node (most to a bare "Start") must
+        not outweigh the node the question names, so the question's match counts in full then.
+        Nodes within ``fact_tie_margin`` of the best (steps sharing the object the question
+        names) are told apart by the statement's raw embedding similarity, which still ranks
+        "Increase it" nearer "Increment ..." than "Write ..." after rescaling has tied them."""
+        ids = ctx.index.ids
+        a = ctx.index.scores(answer) if answer.strip() else {}
+        if not a or max(v[1] for v in a.values()) < self.fact_answer_floor:
+            s = {n: s[n] + q[n] for n in ids}
+        best = max(ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        near = [n for n in ids if s[n] >= s[best] - self.fact_tie_margin]
+        if len(near) > 1 and ctx.index.encoder is not None and self.fact_tie_margin > 0:
+            sim_q = ctx.index.similarity(question, raw=True)
+            sim_a = ctx.index.similarity(answer, raw=True) if answer.strip() else {}
+            best = max(near, key=lambda n: (sim_q.get(n, 0.0) + sim_a.get(n, 0.0), -ctx.depth.get(n, 0)))
+        return best
 
     # -- applied scenario -----------------------------------------------------------------------
     def _settled(self, ctx: _ChartContext, q: dict[str, float], statement: str,

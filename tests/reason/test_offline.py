@@ -71,6 +71,49 @@ def test_fact_retrieval_plain_step(chart):
     assert res.node_ids == ["H"]
 
 
+# two generated charts (data_gen.qa --hard, reasonfact4_val) whose fact answers name no node word
+_TEMPLATE_CHART = """flowchart TD
+    A(["Start"]) --> B[/"Apply the paper template"/] --> C{"Is the oven temperature above 600?"}
+    C -->|"Yes"| D[/"Attach the copper pipe"/] --> E["Cut the baking tray"]
+    C -->|"No"| I["Check two cups of flour"] --> E
+    E --> F[/"Measure two cups of flour"/] --> G["Paint the wall anchor"] --> H(["End"])
+"""
+_COUNTER_CHART = """flowchart TD
+    A(["Start"]) --> B[/"Read list 'result'"/] --> C["Store buffer 'buf'"] --> D["Return stack 'ops'"]
+    D --> E{"Is 'n' divisible by 2?"}
+    E -->|"Yes"| D
+    E -->|"No"| F["Increment counter 'count'"] --> G["Print stack 'ops'"] --> H{"Is 'i' less than 'n'?"}
+    H -->|"No"| G
+    H -->|"Yes"| I["Compute matrix 'grid'"] --> J{"Is the token valid?"}
+    J -->|"Yes"| K["Store key 'k'"] --> L(["End"])
+    J -->|"No"| M["Compute counter 'count'"] --> L
+"""
+
+
+@require_semantic
+def test_fact_answer_naming_nothing_falls_back_to_the_node_the_question_names():
+    """"Put on it" shares no word with any node: its faint likeness to the bare Start node
+    must not beat the step the question names."""
+    from flowpath.mermaid import parse_mermaid
+
+    res = OfflineReasoner(semantic=True)(ReasoningRequest(
+        parse_mermaid(_TEMPLATE_CHART), "What is done to the paper template?", "Put on it"))
+    assert res.node_ids == ["B"], res.reason
+
+
+@require_semantic
+def test_fact_steps_tied_on_the_question_are_told_apart_by_the_answer():
+    """Two steps share the object the question names; the answer's verb is a synonym of one
+    of them ("Increase" / "Increment"), which only the embeddings see."""
+    from flowpath.mermaid import parse_mermaid
+
+    fc = parse_mermaid(_COUNTER_CHART)
+    res = OfflineReasoner(semantic=True)(ReasoningRequest(fc, "What is done to counter 'count'?", "Increase it"))
+    assert res.node_ids == ["F"], res.reason
+    res = OfflineReasoner(semantic=True)(ReasoningRequest(fc, "What is done to counter 'count'?", "Calculate it"))
+    assert res.node_ids == ["M"], res.reason
+
+
 def test_applied_scenario_path_ends_at_answer(chart):
     q = ("Tom has added the pasta to the pot and cooked it for ten minutes. He tastes it and the pasta "
          "is still hard. What should Tom do now according to the recipe?")
