@@ -269,12 +269,16 @@ class RapidOCREngine(OCREngine):
 
         pad = 12  # the detector misses text touching the image edge
         img = cv2.cvtColor(np.pad(image, pad, constant_values=255), cv2.COLOR_GRAY2BGR)
-        out: Any = self._ocr(img, use_det=True, use_cls=False, use_rec=True)  # a RapidOCROutput
+        out: Any = self._ocr(img, use_det=True, use_cls=False, use_rec=True)
         words: list[Word] = []
         scores: list[float] = []
-        if out.boxes is None or out.txts is None:
+        # a RapidOCROutput when lines were found and read; when the detector finds nothing
+        # rapidocr returns its recogniser's (TextRecOutput, no boxes) or detector's (no texts)
+        # own output instead
+        boxes, txts = getattr(out, "boxes", None), getattr(out, "txts", None)
+        if boxes is None or txts is None:
             return Reading(engine=self.name)
-        for box, txt, score in zip(out.boxes, out.txts, out.scores, strict=False):
+        for box, txt, score in zip(boxes, txts, out.scores, strict=False):
             ys, xs = np.asarray(box)[:, 1], np.asarray(box)[:, 0]
             self._keep(words, scores, (int(ys.min()) - pad, int(xs.min()) - pad, int(np.ptp(ys)),
                                        fix_letter_slips(str(txt))), float(score))
