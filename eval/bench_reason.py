@@ -123,9 +123,10 @@ def main(argv: list[str] | None = None) -> int:
                         "(int8 onnx when onnxruntime is installed); onnx/torch = a float encoder run there")
     p.add_argument("--int8", action="store_true",
                    help="with --runtime onnx: int8 weights")
-    p.add_argument("--threads", type=int, default=1,
+    p.add_argument("--threads", type=int, default=None,
                    help="offline reasoner with semantic matching: intra-op threads of the encoder "
-                        "(1, the reasoner's default, suits batch workers; 2 = one question's latency)")
+                        "(default: the reasoner's own choice, flowpath.reason.semantic.shared_encoder_threads: "
+                        "$FLOWPATH_ENCODER_THREADS, else 2 on a machine with 2 or more cores)")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
     args = p.parse_args(argv)
@@ -135,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.reasoner == "offline":
         encoder = None
         if args.semantic != "off" and args.runtime != "auto" and semantic_available():
-            encoder = SentenceEncoder(runtime=args.runtime, int8=args.int8, threads=args.threads)
-        elif args.semantic != "off" and args.threads != 1 and semantic_available():
+            encoder = SentenceEncoder(runtime=args.runtime, int8=args.int8, threads=args.threads or 1)
+        elif args.semantic != "off" and args.threads is not None and semantic_available():
             # the shared encoder's settings (int8 onnx when installed) with more threads
             encoder = SentenceEncoder(int8=onnx_available(), threads=args.threads)
         reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic],
@@ -155,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"reasoning time per question: mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms "
           f"(wall); CPU {rep['cpu_ms_per_question']:.2f} ms")
     encoder = getattr(reasoner, "_encoder", None)
-    loaded = "no" if encoder is None else f"{encoder.runtime}{' int8' if encoder.int8 else ''}"
+    loaded = ("no" if encoder is None
+              else f"{encoder.runtime}{' int8' if encoder.int8 else ''}, {encoder.threads} thread(s)")
     print(f"embedding model loaded: {loaded}; CPU seconds {cpu:.1f} (model load included); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     shown = 0

@@ -355,6 +355,38 @@ class SentenceEncoder:
 _shared: dict[str, Any] = {}
 _lock = threading.Lock()
 
+#: environment variable that sets the shared encoder's intra-op threads (like OMP_NUM_THREADS)
+THREADS_ENV = "FLOWPATH_ENCODER_THREADS"
+
+
+def shared_encoder_threads() -> int:
+    """Intra-op threads for the reasoner's shared encoder: ``$FLOWPATH_ENCODER_THREADS`` when set,
+    else two when the process may use two cores, else one.
+
+    Two threads cut a febench_dev question from 53 to 37 ms wall on an idle 2-core machine for
+    ~15 % more CPU (eval/bench_reason.py --threads), and the encoder's idle threads sleep
+    rather than spin, so a batch whose workers already fill the cores loses little; past two,
+    a few dozen short node texts gain nothing more. Set the variable to 1 for runs that pack
+    one process per core.
+
+    Raises:
+        ValueError: the variable is set but is not a whole number >= 1.
+    """
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if raw:
+        try:
+            threads = int(raw)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(f"{THREADS_ENV}={raw!r}: must be a whole number >= 1")
+        return threads
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux: every core counts
+        cores = os.cpu_count() or 1
+    return max(1, min(2, cores))
+
 
 def shared_encoder() -> SentenceEncoder | None:
     """One process-wide packaged encoder, loaded on first use; ``None`` when the extra is
@@ -363,8 +395,9 @@ def shared_encoder() -> SentenceEncoder | None:
     It runs with int8 weights when onnxruntime is there: the offline reasoner's answers barely
     move (oracle F1 unchanged on febench_dev, 92.27 -> 92.03 on the generated hard set
     /work/data/reason_hard_eval) for ~20 % less CPU per question than float onnx and ~45 % less
-    than torch (eval/bench_reason.py --runtime/--int8)."""
+    than torch (eval/bench_reason.py --runtime/--int8). Its threads: `shared_encoder_threads`."""
     with _lock:
         if "encoder" not in _shared:
-            _shared["encoder"] = SentenceEncoder(int8=onnx_available()) if semantic_available() else None
+            _shared["encoder"] = (SentenceEncoder(int8=onnx_available(), threads=shared_encoder_threads())
+                                  if semantic_available() else None)
         return _shared["encoder"]

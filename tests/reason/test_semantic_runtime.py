@@ -134,3 +134,21 @@ def test_threads_must_be_positive(tiny_model, tmp_path):
 
     with pytest.raises(ValueError, match="threads must be >= 1"):
         SentenceEncoder(tiny_model, cache_dir=tmp_path, threads=0)
+
+
+def test_shared_encoder_threads_follow_the_environment(monkeypatch):
+    from flowpath.reason.semantic import THREADS_ENV, shared_encoder_threads
+
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert shared_encoder_threads() == 3
+    monkeypatch.delenv(THREADS_ENV)
+    assert 1 <= shared_encoder_threads() <= 2
+
+
+@pytest.mark.parametrize("raw", ["0", "two", "-1"])
+def test_shared_encoder_threads_reject_a_bad_setting(monkeypatch, raw):
+    from flowpath.reason.semantic import THREADS_ENV, shared_encoder_threads
+
+    monkeypatch.setenv(THREADS_ENV, raw)
+    with pytest.raises(ValueError, match=THREADS_ENV):
+        shared_encoder_threads()
