@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
     from flowpath.labeller import draw_labels
     from flowpath.mermaid import parse_mermaid
     from flowpath.metrics.matching import match_nodes
-    from flowpath.metrics.transcription import _cond
+    from flowpath.metrics.transcription import directed_edges
     from flowpath.models.base import LabelledChart
     from flowpath.transcribe import default_transcriber
 
@@ -127,13 +127,7 @@ def main(argv: list[str] | None = None) -> None:
             pred = tr.chart
             mapping = match_nodes({k: v for k, v in letter_regions.items() if k in pred.nodes},
                                   {k: v for k, v in chart.regions.items() if k in gold.nodes})
-            gold_edges: dict[tuple[str, str], str | None] = {}
-            for e in gold.edges:
-                gold_edges.setdefault((e.source, e.target), _cond(e.label))
-            pred_edges: dict[tuple[str, str], str | None] = {}
-            for e in pred.edges:
-                key = (mapping.get(e.source, "?" + e.source), mapping.get(e.target, "?" + e.target))
-                pred_edges.setdefault(key, _cond(e.label))
+            gold_edges, pred_edges = directed_edges(gold), directed_edges(pred, mapping)
             loose = {mapping[m] for p in tr.problems
                      for m in re.findall(r"connector at node (\w+) leads nowhere", p) if m in mapping}
             t = table[group]
