@@ -56,7 +56,8 @@ def transform_annotations(ann: dict[str, Any], m: np.ndarray, width: int, height
 
 def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: tuple[float, float] = (0.6, 1.15),
             max_rotation: float = 1.5, p_jpeg: float = 0.5, quality: tuple[int, int] = (35, 90),
-            fill: tuple[int, int, int] = (255, 255, 255)) -> tuple[np.ndarray, dict[str, Any]]:
+            fill: tuple[int, int, int] = (255, 255, 255),
+            max_blur: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """Randomly rescale, rotate slightly, blur, add noise, change contrast and JPEG-compress.
 
     Args:
@@ -66,6 +67,8 @@ def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: 
         scale, max_rotation: ranges of the geometric steps.
         p_jpeg, quality: chance of JPEG re-compression and its quality range.
         fill: colour of the canvas a rotation uncovers (the chart's paper).
+        max_blur: cap on the blur's sigma (px); the draw is the same, so a seed gives the same
+            image wherever the cap does not bind.
 
     Returns:
         ``(image, annotations)`` with annotations in the new image's pixels.
@@ -91,7 +94,8 @@ def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: 
         rot = np.array([[c, s_, nw / 2 - c * w / 2 - s_ * h / 2], [-s_, c, nh / 2 + s_ * w / 2 - c * h / 2], [0, 0, 1]])
         m = (rot @ np.vstack([m, [0, 0, 1]]))[:2]
     if rng.random() < 0.4:
-        im = im.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.1)))
+        sigma = rng.uniform(0.3, 1.1)
+        im = im.filter(ImageFilter.GaussianBlur(sigma if max_blur is None else min(sigma, max_blur)))
     if rng.random() < 0.4:
         im = ImageEnhance.Contrast(im).enhance(rng.uniform(0.75, 1.15))
     arr = np.asarray(im).astype(np.float32)

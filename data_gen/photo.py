@@ -19,6 +19,9 @@ import numpy as np
 from data_gen.augment import transform_annotations
 
 RULINGS = ("plain", "lined", "squared", "squared")
+#: the degradations `photo_scan` can switch off one by one (error analysis by stage): the
+#: paper's ruling, uneven light and shadow, and the camera's blur, noise and JPEG
+PHOTO_STAGES = frozenset({"ruling", "light", "camera"})
 DESKS = ((92, 64, 44), (140, 110, 80), (60, 60, 64), (30, 30, 32), (170, 170, 165), (110, 120, 130))
 
 
@@ -66,7 +69,8 @@ def _lighting(h: int, w: int, rng: random.Random) -> np.ndarray:
 
 
 def photo_scan(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, max_tilt: float = 4.0,
-               max_skew: float = 0.035) -> tuple[np.ndarray, dict[str, Any]]:
+               max_skew: float = 0.035, stages: frozenset[str] = PHOTO_STAGES
+               ) -> tuple[np.ndarray, dict[str, Any]]:
     """Make ``img`` look like a phone photo or scan of a drawing on paper.
 
     Args:
@@ -75,6 +79,8 @@ def photo_scan(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, max_
         rng: seeded generator (the whole result is a function of it).
         max_tilt: degrees of in-plane rotation either way.
         max_skew: corner displacement for the perspective, as a fraction of the page size.
+        stages: the degradations applied (`PHOTO_STAGES`); one left out still draws its random
+            numbers, so the rest of the photo (geometry, desk, the other stages) is unchanged.
 
     Returns:
         ``(photo, annotations)``; ``annotations`` in the photo's pixels, plus ``"photo"``: what
@@ -87,8 +93,12 @@ def photo_scan(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, max_
     m = round(max(h, w) * rng.uniform(0.03, 0.08)) + 8
     ph, pw = h + 2 * m, w + 2 * m
     page, ruling = _paper(ph, pw, rng)
+    if "ruling" not in stages:
+        page[:] = np.median(page.reshape(-1, 3), axis=0)  # the paper's tone: lines are a minority
     page[m:m + h, m:m + w] *= img.astype(np.float32) / 255.0  # ink multiplies the paper
-    page *= _lighting(ph, pw, rng)[..., None]
+    light = _lighting(ph, pw, rng)
+    if "light" in stages:
+        page *= light[..., None]
 
     border = rng.uniform(0.04, 0.14)
     cw, ch = round(pw * (1 + 2 * border)), round(ph * (1 + 2 * border))
@@ -112,12 +122,18 @@ def photo_scan(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, max_
     out = desk * (1 - mask[..., None]) + warped * mask[..., None]
 
     sigma = rng.uniform(0.4, 1.4)
-    out = cv2.GaussianBlur(out, (0, 0), sigma)
-    out = out * 255 + nrng.normal(0, rng.uniform(1.5, 5.0), out.shape)
+    noise = rng.uniform(1.5, 5.0)
+    quality = rng.randint(45, 85)
+    if "camera" in stages:
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+        out = out * 255 + nrng.normal(0, noise, out.shape)
+    else:
+        out = out * 255
     arr = np.clip(out, 0, 255).astype(np.uint8)
-    buf = io.BytesIO()
-    Image.fromarray(arr).save(buf, format="JPEG", quality=rng.randint(45, 85))
-    arr = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))
+    if "camera" in stages:
+        buf = io.BytesIO()
+        Image.fromarray(arr).save(buf, format="JPEG", quality=quality)
+        arr = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))
 
     shift = np.array([[1, 0, m], [0, 1, m], [0, 0, 1]], np.float64)
     total = hom.astype(np.float64) @ shift

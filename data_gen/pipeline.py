@@ -231,7 +231,8 @@ def finish_chart(task: dict[str, Any]) -> dict[str, Any]:
             img, ann = augment(img, ann, random.Random(task["augment_seed"]))
             H, W = img.shape[:2]
         if degrade is not None:
-            img, ann = _degrade(img, ann, degrade, task["style"])
+            text_px = float(task["style"].get("font_size") or 16) * sum(task["scale"]) / 2
+            img, ann = _degrade(img, ann, degrade, task["style"], text_px)
             H, W = img.shape[:2]
         if img is None:
             tmp = out / "charts" / f".{cid}.png.tmp"
@@ -258,18 +259,22 @@ def finish_chart(task: dict[str, Any]) -> dict[str, Any]:
         return {"id": cid, "ok": False, "error": f"{type(err).__name__}: {err}"}
 
 
-def _degrade(img: Any, ann: dict[str, Any], degrade: dict[str, Any], style: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def _degrade(img: Any, ann: dict[str, Any], degrade: dict[str, Any], style: dict[str, Any],
+             text_px: float) -> tuple[Any, dict[str, Any]]:
     rng = random.Random(degrade["seed"])
     if degrade["kind"] == "photo":
         from data_gen.photo import photo_scan
 
         return photo_scan(img, ann, rng)
     from data_gen.augment import augment
+    from data_gen.styles import WILD_MAX_BLUR_PER_TEXT_PX
 
-    # a web image: saved a few times as JPEG, maybe scanned slightly crooked, no rescale
+    # a web image: saved a few times as JPEG, maybe scanned slightly crooked, no rescale, and
+    # never blurred past what its publisher would still read at that text size
     bg = style.get("background") or "#ffffff"
     fill = (int(bg[1:3], 16), int(bg[3:5], 16), int(bg[5:7], 16))
-    return augment(img, ann, rng, scale=(1.0, 1.0), max_rotation=1.0, p_jpeg=1.0, quality=(40, 85), fill=fill)
+    return augment(img, ann, rng, scale=(1.0, 1.0), max_rotation=1.0, p_jpeg=1.0, quality=(40, 85), fill=fill,
+                   max_blur=WILD_MAX_BLUR_PER_TEXT_PX * text_px)
 
 
 def _write_sft_image(img: Any, ann: dict[str, Any], task: dict[str, Any], out: Path) -> dict[str, Any] | None:
@@ -471,11 +476,14 @@ def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Calla
 def _size_options(job: ChartJob, cfg: GenConfig) -> Callable[[tuple[float, ...]], dict[str, Any]]:
     """`raster_size` options for one chart: the set's scale and width cap, or for a style with
     a ``raster_width`` (the wild family's 300-550 px web images) that width, but never below
-    0.6x, where 16 px labels would fall under 10 px."""
+    0.6x nor so small that its text falls under `WILD_MIN_TEXT_PX`."""
+    from data_gen.styles import WILD_MIN_TEXT_PX
+
     def size(view_box: tuple[float, ...]) -> dict[str, Any]:
         if not job.style.raster_width:
             return {"scale": cfg.scale, "max_width": cfg.max_width}
-        s = max(0.6, min(cfg.scale, job.style.raster_width / float(view_box[2])))
+        floor = max(0.6, WILD_MIN_TEXT_PX / job.style.font_size)
+        s = max(floor, min(cfg.scale, job.style.raster_width / float(view_box[2])))
         return {"scale": s, "max_width": 0, "min_scale": 0.6}
     return size
 

@@ -471,8 +471,9 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     """Questions whose wording does not copy node texts, in the benchmark's four types.
 
     Fact retrieval asks what follows when a decision is settled by a number or a (negated)
-    statement (gold: the decision and the branch target) or names a step by a reworded verb
-    (gold: that step); applied scenarios tell a story that settles every decision on the way
+    statement (gold: the decision and the branch target), for a check's threshold (gold: that
+    decision), or for a step named by its object or a detail of one asked through its reworded
+    verb (gold: that step); applied scenarios tell a story that settles every decision on the way
     (gold: the path from the first settled decision, or a step the story says was done just
     before it, to the answer node, as in the benchmark's loan example); flow
     referential names the current step reworded and asks for a neighbour (gold: both) or walks
@@ -493,8 +494,10 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     def lower_first(t: str) -> str:
         return t[0].lower() + t[1:] if t else t
 
+    numeric = [d for d in chart.nodes if kind[d] == "decision" and _THRESHOLD.match(text[d])]
     for _ in range(per_type):  # fact retrieval
-        if branches and rng.random() < 0.6:
+        r = rng.random()
+        if branches and r < 0.45:
             d, e = rng.choice(branches)
             clause = settle(text[d], e.condition or "", rng)
             if clause is not None:
@@ -502,13 +505,32 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
                                 f"Suppose {clause}. Which step follows?"])
                 add("fact_retrieval", q, reword(text[e.target], rng), [d, e.target])
                 continue
+        if numeric and r < 0.6:
+            # a value stated in one node: the check's threshold (gold: that decision alone)
+            d = rng.choice(numeric)
+            m = _THRESHOLD.match(text[d])
+            assert m is not None
+            subject, comparison, t = m.groups()
+            q = rng.choice([f"What value is {subject} compared against?",
+                            f"Which threshold does the chart use for {subject}?",
+                            f"According to the chart, what limit applies to {subject}?"])
+            add("fact_retrieval", q, rng.choice([f"{comparison.capitalize()} {t}", f"{t}",
+                                                 f"It must be {comparison} {t}"]), [d])
+            continue
         if steps:
             n = rng.choice(steps)
             verb, _, obj = text[n].partition(" ")
             if obj and verb.lower() in _REWORD:
-                q = rng.choice([f"Which step is about {obj}?", f"What is done to {obj}?",
-                                f"What does the chart say to do with {obj}?"])
-                add("fact_retrieval", q, f"{_REWORD[verb.lower()].capitalize()} it", [n])
+                if rng.random() < 0.5:
+                    q = rng.choice([f"Which step is about {obj}?", f"What is done to {obj}?",
+                                    f"What does the chart say to do with {obj}?"])
+                    add("fact_retrieval", q, f"{_REWORD[verb.lower()].capitalize()} it", [n])
+                else:
+                    # a detail of one step asked through its reworded action: the answer is
+                    # the object, and steps sharing its verb or object are not gold
+                    q = rng.choice([f"What does the chart say to {_REWORD[verb.lower()]}?",
+                                    f"Which item is {_REWORD[verb.lower()]} in this procedure?"])
+                    add("fact_retrieval", q, rng.choice([obj, f"It is {obj}.", f"{obj[0].upper()}{obj[1:]}"]), [n])
 
     for _ in range(per_type):  # applied scenario: the story settles the decisions on the way
         targets = [t for t in steps if any(kind[a] == "decision" for a in nx.ancestors(g, t))]

@@ -33,6 +33,14 @@ EVAL_FONTS = ("DejaVu Sans", "Liberation Sans", "DejaVu Serif", "Liberation Seri
 #: Liberation: Arial/Times/Courier metrics). Eval holds out Caladea and DejaVu Sans.
 WILD_FONTS = ("Carlito", "Liberation Sans", "Liberation Serif", "Liberation Sans Narrow")
 WILD_EVAL_FONTS = ("Caladea", "DejaVu Sans")
+#: Smallest font size, in image pixels, of a wild (web) chart's node text. Web charts are made
+#: to be read at 1x: below ~10 px (x-height under ~4.7 px in Caladea) even undegraded text is
+#: read by tesseract at 0.65-0.88 word recall and the blurred JPEG copies not by a person either
+#: (audit: `eval/wild_text_audit.py`, docs/transcription.md).
+WILD_MIN_TEXT_PX = 10.0
+#: Strongest Gaussian blur (sigma, px) of the wild web-image pass per px of font size: a blur
+#: of a fifth of the x-height still leaves strokes apart; more than that a publisher would see.
+WILD_MAX_BLUR_PER_TEXT_PX = 0.1
 #: Handwriting faces from Debian packages (scripts/setup.sh): fonts-humor-sans, fonts-comic-neue,
 #: fonts-bwht, fonts-klee (train); fonts-dkg-handwriting, fonts-breip, fonts-femkeklaver are
 #: held out for evaluation (never used by a train split).

@@ -57,17 +57,20 @@ def split_set(bench: Path, key: str, into: Path) -> dict[str, Path]:
     return out
 
 
-def measure(bench: Path, transcribe: bool) -> dict[str, Any]:
+def measure(bench: Path, transcribe: bool, gold_regions: bool = False) -> dict[str, Any]:
     from flowpath.evaluation.segmentation import evaluate_segmenter
     from flowpath.evaluation.transcription import evaluate_transcription
     from flowpath.segment import default_segmenter
 
     t0 = time.perf_counter()
-    seg = evaluate_segmenter(default_segmenter(), bench, coco=False).summary["overall"]
-    row = {"charts": seg["images"], "R@0.7": seg["recall@0.7"], "P@0.7": seg["precision@0.7"],
-           "R@0.5": seg["recall@0.5"], "P@0.5": seg["precision@0.5"]}
+    if gold_regions:  # transcription alone: no segmentation figures
+        row: dict[str, Any] = {"charts": len(list((bench / "charts").glob("*.json")))}
+    else:
+        seg = evaluate_segmenter(default_segmenter(), bench, coco=False).summary["overall"]
+        row = {"charts": seg["images"], "R@0.7": seg["recall@0.7"], "P@0.7": seg["precision@0.7"],
+               "R@0.5": seg["recall@0.5"], "P@0.5": seg["precision@0.5"]}
     if transcribe:
-        rep = evaluate_transcription(bench)
+        rep = evaluate_transcription(bench, gold_regions=gold_regions)
         row.update({"word_F1": rep["overall"].get("word_f1"), "edge_F1": rep["overall"].get("edge_f1"),
                     "tr_failed": len(rep["failures"])})
     row["s/chart"] = (time.perf_counter() - t0) / max(1, row["charts"])
@@ -80,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--by", default="family", help="comma list of chart keys to group by (renderer, family, family+renderer)")
     p.add_argument("--no-overall", action="store_true", help="skip the whole-set row")
     p.add_argument("--segment-only", action="store_true", help="no transcription (fast)")
+    p.add_argument("--gold-regions", action="store_true", help="transcribe the gold node regions (no segmentation)")
+    p.add_argument("--only", default="", help="keep only groups whose value starts with this (e.g. wild)")
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
     args = p.parse_args(argv)
     import logging
@@ -92,9 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         groups: list[tuple[str, Path]] = [] if args.no_overall else [("overall", bench)]
         with tempfile.TemporaryDirectory(prefix="gen-sets-") as tmp:
             for key in [k.strip() for k in args.by.split(",") if k.strip()]:
-                groups += [(f"{key}={g}", d) for g, d in sorted(split_set(bench, key, Path(tmp)).items())]
+                groups += [(f"{key}={g}", d) for g, d in sorted(split_set(bench, key, Path(tmp)).items())
+                           if g.startswith(args.only)]
             for name, d in groups:
-                row = {"set": bench.name, "group": name, **measure(d, not args.segment_only)}
+                row = {"set": bench.name, "group": name,
+                       **measure(d, not args.segment_only, gold_regions=args.gold_regions)}
                 rows.append(row)
                 print(" | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row.values()), flush=True)
     usage = resource.getrusage(resource.RUSAGE_SELF)

@@ -16,6 +16,7 @@ Steps for one (question, answer) statement:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -178,6 +179,14 @@ class OfflineReasoner(Reasoner):
         # how strongly a story must mention a decision to settle it (generated QA, --hard)
         self.settle_threshold = 0.5
         self.fact_branch_boost = 0.2
+        # fact answers (generated QA, reasonfact4_val): an answer whose best node covers less
+        # than this much of it names nothing; nodes this close to the best one tie (kept below
+        # fact_branch_boost, so a step on a settled branch is never tied away)
+        self.fact_answer_floor = 0.3
+        self.fact_tie_margin = 0.15
+        # how much weaker an answer match after the story's settled branches may be and still
+        # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
+        self.scenario_after_margin = 0.1
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -474,7 +483,7 @@ class OfflineReasoner(Reasoner):
                         if taken is not None and e.condition == taken:
                             s[e.target] += self.fact_branch_boost
                             branch_of.setdefault(e.target, d)
-        best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        best = self._fact_answer_node(ctx, s, q, question, answer)
         ids = [best]
         why = f"{best} states the answer"
         if best in branch_of:
@@ -494,20 +503,42 @@ class OfflineReasoner(Reasoner):
                     why += f"; {n} is the decision whose branch the statement takes"
         return ids, why
 
+    def _fact_answer_node(self, ctx: _ChartContext, s: dict[str, float], q: dict[str, float],
+                          question: str, answer: str) -> str:
+        """The node that states a fact answer. An answer that names nothing in the chart ("Put
+        on it") is no evidence: its faint likeness to every node (most to a bare "Start") must
+        not outweigh the node the question names, so the question's match counts in full then.
+        Nodes within ``fact_tie_margin`` of the best (steps sharing the object the question
+        names) are told apart by the statement's raw embedding similarity, which still ranks
+        "Increase it" nearer "Increment ..." than "Write ..." after rescaling has tied them."""
+        ids = ctx.index.ids
+        a = ctx.index.scores(answer) if answer.strip() else {}
+        if not a or max(v[1] for v in a.values()) < self.fact_answer_floor:
+            s = {n: s[n] + q[n] for n in ids}
+        best = max(ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        near = [n for n in ids if s[n] >= s[best] - self.fact_tie_margin]
+        if len(near) > 1 and ctx.index.encoder is not None and self.fact_tie_margin > 0:
+            sim_q = ctx.index.similarity(question, raw=True)
+            sim_a = ctx.index.similarity(answer, raw=True) if answer.strip() else {}
+            best = max(near, key=lambda n: (sim_q.get(n, 0.0) + sim_a.get(n, 0.0), -ctx.depth.get(n, 0)))
+        return best
+
     # -- applied scenario -----------------------------------------------------------------------
     def _settled(self, ctx: _ChartContext, q: dict[str, float], statement: str,
-                 target: str) -> dict[str, str | None]:
+                 target: str | None) -> dict[str, str | None]:
         """Decisions upstream of ``target`` that the statement settles, each mapped to the
         successor on the branch it takes, or to ``None`` when that branch leads away from
-        ``target`` (the story passed elsewhere, or the branch was misread)."""
+        ``target`` (the story passed elsewhere, or the branch was misread). With ``target``
+        ``None``: every decision the statement settles, mapped to its taken branch's successor
+        (``None`` when no edge carries that branch)."""
         import networkx as nx
 
         from flowpath.reason.branches import branch_taken, states_quantity
 
         chart = ctx.chart
         out: dict[str, str | None] = {}
-        upstream = nx.ancestors(ctx.g, target)
-        for d in upstream:
+        upstream = nx.ancestors(ctx.g, target) if target is not None else set(ctx.index.ids)
+        for d in sorted(upstream):
             if node_kind(ctx.chart, d) != "decision":
                 continue
             # a story gives a number for the quantity a check compares ("the water level reads
@@ -519,7 +550,8 @@ class OfflineReasoner(Reasoner):
                 continue
             out[d] = None
             for e in chart.out_edges(d):
-                if e.condition == taken and (e.target == target or target in nx.descendants(ctx.g, e.target)):
+                if e.condition == taken and (target is None or e.target == target
+                                             or target in nx.descendants(ctx.g, e.target)):
                     out[d] = e.target
         return out
 
@@ -529,6 +561,17 @@ class OfflineReasoner(Reasoner):
         s = self._answer_scores(ctx, question, answer)
         q = self._question_scores(ctx, question)
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        # "what next" is asked after the story's situation: an answer match on the branches the
+        # story takes beats an (almost) equal one elsewhere ("book the budget" matches "Plan the
+        # budget" upstream as well as "Schedule the budget" after the settled check)
+        after: set[str] = set()
+        for t in self._settled(ctx, q, question, None).values():
+            if t is not None:
+                after |= {t} | nx.descendants(ctx.g, t)
+        if after and best not in after:
+            alt = max(sorted(after), key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+            if s[alt] >= s[best] - self.scenario_after_margin:
+                best = alt
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
@@ -543,7 +586,11 @@ class OfflineReasoner(Reasoner):
         if settled:
             # the story walks the chart: the first decision it settles starts the walk, which
             # follows the branch taken at each settled decision (`_connect` with ``taken``)
-            anchors.append(min(settled, key=lambda n: (ctx.depth.get(n, 0), n)))
+            first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+            anchors.append(first)
+            done = self._done_before(ctx, story, first)
+            if done is not None:
+                anchors.append(done)
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
@@ -566,6 +613,35 @@ class OfflineReasoner(Reasoner):
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    @staticmethod
+    def _done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:
+        """The step the story says was done just before it reached ``decision``: a direct
+        predecessor (not Start, not a decision) that the sentences between the opening one and
+        the one settling ``decision`` mention; ``None`` when they mention none. The gold
+        convention includes that step (docs/reasoning.md, "Gold conventions"); stories mention
+        it loosely ("has taken care of the tray"), so any shared content word counts, weighted
+        by IDF. The opening sentence sets the scene ("Ana wants a loan for a new car"): what
+        the person wants is not a step done (the loan example's gold starts at the check)."""
+        index = ctx.index
+        sentences = [x for x in re.split(r"(?<=[.!?])\s+", story.strip()) if x]
+        dtoks = set(tokens(ctx.chart.nodes[decision].text or ""))
+        if len(sentences) < 2 or not dtoks:
+            return None
+        overlap = [len(dtoks & set(tokens(x))) for x in sentences]
+        at = overlap.index(max(overlap))
+        if overlap[at] == 0 or at < 2:
+            return None
+        before = set(tokens(" ".join(sentences[1:at])))
+        best: tuple[float, str] | None = None
+        for p in ctx.chart.predecessors(decision):
+            if node_kind(ctx.chart, p) in ("start", "end", "decision"):
+                continue
+            i = index.ids.index(p)
+            w = math.fsum(index.weight(t) for t in index.token_sets[i] & before)
+            if w > 0 and (best is None or w > best[0]):
+                best = (w, p)
+        return best[1] if best else None
 
     # -- flow referential -----------------------------------------------------------------------
     def _flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:

@@ -124,12 +124,15 @@ class NodeIndex:
         return cls(ids, texts, token_sets, idf, encoder if vectors is not None else None,
                    blend or SemanticBlend(), vectors)
 
-    def similarity(self, text: str) -> dict[str, float]:
+    def similarity(self, text: str, *, raw: bool = False) -> dict[str, float]:
         """Rescaled embedding similarity of ``text`` to each node in [0, 1] (empty without an
-        encoder)."""
+        encoder); ``raw``: the cosine itself, unclipped, for ranking nodes the rescaled value
+        ties."""
         if self.encoder is None or self.vectors is None or not text.strip():
             return {}
         sims = self.vectors @ self.encoder.encode([text])[0]
+        if raw:
+            return {nid: float(v) for nid, v in zip(self.ids, sims, strict=True)}
         b = self.blend
         scaled = np.clip((sims - b.floor) / (b.ceiling - b.floor), 0.0, 1.0)
         return {nid: float(v) for nid, v in zip(self.ids, scaled, strict=True)}

@@ -174,7 +174,7 @@ class ClassicalSegmenter(Segmenter):
         cands = self._candidates(work, labels, stats, n)
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
         # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look
-        rough = clean and _looks_hand_drawn(cands, n, work.shape[0] * work.shape[1])
+        rough = clean and _looks_hand_drawn(cands, n, work.shape[0] * work.shape[1], work, bg)
         ink = None
         if self.strokes and (rough or not clean):
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
@@ -188,7 +188,8 @@ class ClassicalSegmenter(Segmenter):
             pen = (work.mean(axis=2) < 0.45 * float(bg.mean())) if rough else None
             blobs = self._blob_regions(work, bg, sx, sy, (H, W), pen=pen)
         strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks,
-                                  bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough)
+                                  bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough,
+                                  fine_gap=HAND_DRAWN_FINE_GAP if rough else 0)
                    if ink is not None else [])
         colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks)
                    if self.colour and not clean else [])
@@ -653,7 +654,8 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         ix = np.clip(np.minimum(cboxes[:, 2], x1) - np.maximum(cboxes[:, 0], x0), 0, None)
         iy = np.clip(np.minimum(cboxes[:, 3], y1) - np.maximum(cboxes[:, 1], y0), 0, None)
-        if ((ix * iy >= 0.8 * careas) & (careas < 0.4 * areas[i])).sum() >= 2:
+        held = (ix * iy >= 0.8 * careas) & (careas < 0.4 * areas[i])
+        if held.sum() >= 2 or (held & (careas >= 0.1 * areas[i])).any():
             drop.add(i)
     kept = [k for k in range(len(flat)) if k not in drop]
     boxes, areas = boxes[kept], areas[kept]
@@ -737,26 +739,75 @@ STRAIGHT_RUN = 0.85
 #: hand-drawn tuning sets with the stroke pass on every chart: 1.0 0.876/0.958, 1.5 0.904/0.956,
 #: 2.0 0.895/0.957, 2.5 0.871/0.950; no bridging 0.876/0.945)
 HAND_DRAWN_BRIDGE = 1.5
+#: px: on a hand-drawn chart the stroke pass looks again with gaps closed only this far (small
+#: nodes whose text runs a few px from the outline)
+HAND_DRAWN_FINE_GAP = 3
 #: a stroke node holding two flat nodes this big (share of its box) is a frame around them; 0.08
 #: let hand-drawn subgraph frames through and dropped the nodes inside (seg_tune_hand2 with the
 #: stroke pass on every chart: R/P@0.7 0.821/0.948 -> 0.877/0.963 at 0.01-0.04; tuning photo and
 #: wild sets unchanged)
 FRAME_NODE_SHARE = 0.02
+#: px walked up from an interior's top to measure its stroke (`_top_stroke_spread`)
+STROKE_WALK = 12
+#: a clean render is hand-drawn when the median interior's top stroke varies in thickness by
+#: this many px (`_top_stroke_spread`). On the clean tuning sets (seg_tune_clean, seg_tune_clean2,
+#: edge_tune_puml, edges_tune_wild: 58 charts) the median is 0 on all but the two the gate
+#: already fired on (2 px); on the hand-drawn ones it is 0.45-1 on 9 of the 14 the other tests
+#: missed
+MIN_STROKE_SPREAD = 0.4
 
 
-def _looks_hand_drawn(cands: list[_Cand], n_flat: int, n_pixels: int) -> bool:
+def _looks_hand_drawn(cands: list[_Cand], n_flat: int, n_pixels: int, work: np.ndarray,
+                      bg: np.ndarray) -> bool:
     """Evidence from the flat pass that a clean render is hand-drawn (rough.js strokes): it found
     no closed, text-holding interior at all (outlines open at the corners), its flat regions
-    are far denser than any clean render's (hachure fills cut interiors into strips), or hardly
+    are far denser than any clean render's (hachure fills cut interiors into strips), hardly
     any interior it found is ruler-straight (`_straight_sides`: a renderer's rect has four
     straight sides, its parallelogram, stadium or hexagon a straight top and bottom; a pen
-    wobbles). On such a chart the stroke pass finds what the flat pass cannot; on other clean
-    renders it is not run (it costs time there and adds false nodes)."""
+    wobbles), or the pen above the interiors is not one even width (`_top_stroke_spread`: a
+    rough.js line is two passes of a pen that part and meet again). On such a chart the stroke
+    pass finds what the flat pass cannot; on other clean renders it is not run (it costs time
+    there and adds false nodes)."""
     if not cands or n_flat > HACHURE_REGIONS_PER_MPX * n_pixels / 1e6:
         return True
     sides = [_straight_sides(c) for c in cands]
-    return (sum(v == 4 for v in sides) < MIN_STRAIGHT_SHARE * len(cands)
-            and sum(v >= 2 for v in sides) < MIN_LEVEL_SHARE * len(cands))
+    if (sum(v == 4 for v in sides) < MIN_STRAIGHT_SHARE * len(cands)
+            and sum(v >= 2 for v in sides) < MIN_LEVEL_SHARE * len(cands)):
+        return True
+    spreads = [v for v in (_top_stroke_spread(c, work, bg) for c in cands) if v is not None]
+    return bool(spreads) and float(np.median(spreads)) >= MIN_STROKE_SPREAD
+
+
+def _top_stroke_spread(c: _Cand, work: np.ndarray, bg: np.ndarray) -> float | None:
+    """How unevenly thick the stroke right above the interior is along the middle half of its
+    top: the 90th less the 10th percentile, over those columns, of the run of stroke pixels
+    (more than 60 off the page colour) walking up from the interior (its first two rows may be
+    anti-aliasing). A renderer's stroke is one width (0 on every clean tuning chart but those
+    drawn in the handDrawn look); None for an interior too small or open at the top."""
+    if c.w < 20 or c.h < 8:
+        return None
+    lo, hi = c.w // 4, c.w - c.w // 4
+    cols = c.filled[:, lo:hi]
+    if not cols.any(axis=0).all():
+        return None
+    top = cols.argmax(axis=0) + c.y0  # first interior row of each column
+    ya = max(0, int(top.min()) - STROKE_WALK)
+    strip = work[ya:int(top.max()), c.x0 + lo:c.x0 + hi]
+    dark = np.abs(strip.astype(np.int16) - bg).max(axis=2) > 60
+    xs = np.arange(hi - lo)
+    rows = top - ya
+    thick = np.zeros(len(xs), np.int64)
+    alive = np.ones(len(xs), bool)
+    for k in range(1, STROKE_WALK + 1):
+        y = rows - k
+        on = np.zeros(len(xs), bool)
+        ok = y >= 0
+        on[ok] = dark[y[ok], xs[ok]]
+        if k > 2:  # past the anti-aliased rows: the run ends at the first paper pixel
+            alive &= on | (thick == 0)
+        thick += on & alive
+    p10, p90 = np.percentile(thick, [10, 90])
+    return float(p90 - p10)
 
 
 def _straight_sides(c: _Cand) -> int:

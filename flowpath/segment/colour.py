@@ -28,6 +28,23 @@ COLOUR_SCORE = 0.42
 #: at the threshold); on the wild tuning sets (segwild_tune, ocr_tune_wild, seg_tune_wild) such
 #: specks measure 1.6-18, blobs matching a node 36 and more
 MIN_EDGE_CONTRAST = 20.0
+#: a blob of this many squared smallest node sides may be a subgraph fill holding nodes
+CONTAINER_MIN_AREA = 12
+#: CIE lightness from which the colour just inside a blob's edge may be a subgraph's pale tint
+#: (the subgraphs holding nodes on the wild tuning sets: 85-96; nodes' own fills and borders
+#: that held coloured words: 37-53)
+CONTAINER_MIN_LIGHTNESS = 75
+#: a node inside a subgraph's fill keeps at least this far (working px) from the fill's edge ...
+CONTAINER_PADDING = 6
+#: ... and covers at most this share of it (a node's own fill inside its border covers more)
+CONTAINER_MAX_SHARE = 0.6
+#: ... and is at least this many smallest node sides high and wide (a word of coloured text
+#: on a node's fill is one line high: 10-13 px on the wild tuning sets, held nodes 25 and more)
+HELD_MIN_SIDE = 1.6
+#: ... and at least this share of it is a solid core of its colour (not a word's thin strokes)
+HELD_CORE = 0.3
+#: share of the ring around a held node that is the subgraph's own fill colour
+HELD_ON_FILL = 0.6
 #: text inside a fill: pixels this far (grey levels) from the fill's median ...
 TEXT_STEP = 50
 #: ... or this many pixels half as far (small text blurred into the fill by JPEG)
@@ -77,7 +94,17 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.int16)
     ring = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
-    for x, y, w, h, area, m in interior_blobs(solid, min_size):
+    blobs = [(b, False) for b in interior_blobs(solid, min_size)]
+    lab = None
+    for (x, y, w, h, area, m), held in blobs:
+        if not held and area >= CONTAINER_MIN_AREA * min_size * min_size:
+            # a subgraph filled in the nodes' hue joins them into one blob: its nodes, a step
+            # of colour inside its own fill, are tried as blobs of their own (the frame, then
+            # holding them, is dropped by `innermost_regions`)
+            if lab is None:
+                lab = cv2.cvtColor(image, cv2.COLOR_RGB2LAB).astype(np.int16)
+            blobs.extend((b, True) for b in _held_blobs(lab[y:y + h, x:x + w], col[y:y + h, x:x + w], m, x, y, k,
+                                                         min_size, min_contrast))
         inner = cv2.erode(m, ring, iterations=3).astype(bool)
         if not inner.any() or not _holds_text(grey[y:y + h, x:x + w][inner], (holes[y:y + h, x:x + w] & m).any()):
             continue
@@ -107,6 +134,55 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
         found.append(((x, y, x + w, y + h), [((px + x) / sx, (py + y) / sy) for px, py in poly]))
     return innermost_regions(found, out_size, COLOUR_SCORE, with_mask=with_masks)
+
+
+def _held_blobs(lab: np.ndarray, col: np.ndarray, blob: np.ndarray, x: int, y: int, k: int, min_size: int,
+                min_contrast: float) -> list[tuple[int, int, int, int, int, np.ndarray]]:
+    """Coloured blobs inside ``blob`` (a 0/1 crop at ``(x, y)``; ``lab``, ``col``: the same crop
+    of the 8-bit Lab image and the colour layer) that differ from the colour just inside its edge
+    (a subgraph's own fill) by ``min_contrast`` and keep `CONTAINER_PADDING` px clear of that
+    edge: the nodes of a subgraph filled in their own hue. A node's own fill inside its darker
+    border, or a band of its gradient, reaches closer to its edge or covers most of it."""
+    import cv2
+
+    dist = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
+    rim = (dist >= 3) & (dist <= 8)
+    if rim.sum() < 50:
+        return []
+    fill = np.median(lab[rim], axis=0)
+    if fill[0] * 100 / 255 < CONTAINER_MIN_LIGHTNESS:
+        return []  # a node's own deep fill or border, not a subgraph's pale tint
+    # 8-bit Lab: L scaled by 255/100, a and b offset by 128; compare in CIE76 units
+    diff = (lab - fill).astype(np.float32)
+    diff[..., 0] *= 100.0 / 255.0
+    delta = np.sqrt((diff * diff).sum(axis=2))
+    far = (delta >= min_contrast) & col.astype(bool) & (dist > 2)
+    other = fill_holes(far.astype(np.uint8))
+    other = cv2.morphologyEx(other, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    # a filled node keeps a solid core of its colour; a word (coloured glyphs on a node's fill,
+    # their counters filled) is all thin strokes
+    core = cv2.erode(far.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    total = int(blob.sum())
+    out = []
+    for bx, by, w, h, area, m in interior_blobs(other, min_size):
+        inside = m.astype(bool)
+        if (min(w, h) < HELD_MIN_SIDE * min_size or area > CONTAINER_MAX_SHARE * total or dist[by:by + h, bx:bx + w][inside].min() < CONTAINER_PADDING
+                or core[by:by + h, bx:bx + w][inside].mean() < HELD_CORE):
+            continue
+        # ... and sits on that fill: the ring 2-4 px around it is the subgraph's colour (words on
+        # a node's gradient sit on a fill that differs from the node's border)
+        pad = np.zeros((h + 10, w + 10), np.uint8)
+        pad[5:5 + h, 5:5 + w] = m
+        around = cv2.distanceTransform(1 - pad, cv2.DIST_L2, 3)
+        ring = (around >= 2) & (around <= 4)
+        ya, xa = by - 5, bx - 5
+        ys, xs = np.nonzero(ring)
+        ys, xs = ys + ya, xs + xa
+        ok = (ys >= 0) & (xs >= 0) & (ys < blob.shape[0]) & (xs < blob.shape[1])
+        if not ok.any() or (delta[ys[ok], xs[ok]] < min_contrast / 2).mean() < HELD_ON_FILL:
+            continue
+        out.append((bx + x, by + y, w, h, area, m))
+    return out
 
 
 def _holds_text(grey: np.ndarray, has_holes: bool) -> bool:

@@ -169,6 +169,7 @@ def _grabcut_sheet(small: np.ndarray, lab: np.ndarray) -> np.ndarray | None:
     h, w = small.shape[:2]
     mask = np.zeros((h, w), np.uint8)
     models = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.setRNGSeed(0)  # GrabCut seeds its colour models from OpenCV's global random state
     cv2.grabCut(np.ascontiguousarray(small), mask, (3, 3, w - 6, h - 6), models[0], models[1], 4,
                 cv2.GC_INIT_WITH_RECT)
     fore = ((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)).astype(np.uint8)
@@ -195,7 +196,7 @@ def _desk_in_the_middle(lab: np.ndarray, near: float = 6.0) -> float:
 
 
 def find_page(image: np.ndarray, *, min_area: float = 0.2, max_area: float = 0.97,
-              min_fill: float = 0.93, min_step: float = 9.0, max_chroma: float = 20.0,
+              min_fill: float = 0.93, min_step: float = 8.0, max_chroma: float = 20.0,
               max_desk_share: float = 0.1) -> Page | None:
     """The sheet of paper in a photo, or None when there is no such sheet in full view.
 
@@ -284,11 +285,16 @@ def rectify(image: np.ndarray, page: Page) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5, full_span: float = 0.9,
+            min_lines: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """Paper ruling of a rectified page, ``(horizontal, vertical)``: faint ink on runs at least
-    ``length`` long that join into lines across ``span`` of the page's width (height). A node's
-    side or a connector is as straight, but it stops where the drawing does."""
+    ``length`` long that join into lines across ``span`` of the page's width (height).
+
+    A node's side or a connector is as straight, but it stops where the drawing does, inside the
+    sheet's margins: a direction has ruling only when ``min_lines`` of its lines run across
+    ``full_span`` of the page (without that, the sides of the nodes of a narrow chart stacked
+    down a narrow sheet, each over half its width, were erased as ruling). Lines a blurred or
+    faint stretch broke short of that are still ruling once the direction has some."""
     import cv2
 
     m = (contrast > weak).astype(np.uint8)
@@ -299,8 +305,56 @@ def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5
         full = m.shape[1] if axis == cv2.CC_STAT_WIDTH else m.shape[0]
         keep = np.zeros(n, bool)
         keep[1:] = stats[1:, axis] >= span * full
+        if (stats[1:, axis] >= full_span * full).sum() < min_lines:
+            keep[:] = False
         out.append(keep[labels])
     return out[0], out[1]
+
+
+def _carry_across(c: np.ndarray, band: np.ndarray, widest: int) -> np.ndarray:
+    """``c`` with each run of ``band`` pixels along a row (a ruling line crossed) replaced by the
+    lesser of the two values just beyond the run (0 past the image's edge) where the run itself
+    is at least about as dark (`CARRY`): a stroke crossing the line goes on through it at both
+    ends. Elsewhere the run becomes paper: paper on either side, or a faint line between two
+    dark glyphs of two lines of text (filled, it would join them). A run wider than ``widest``
+    is not a line crossed but something lying along it, and becomes paper too."""
+    h, w = c.shape
+    idx = np.broadcast_to(np.arange(w), (h, w))
+    left = np.maximum.accumulate(np.where(band, -1, idx), axis=1)
+    right = np.minimum.accumulate(np.where(band, w, idx)[:, ::-1], axis=1)[:, ::-1]
+    rows = np.arange(h)[:, None]
+    value = np.concatenate([c, np.zeros((h, 1), c.dtype)], axis=1)  # index -1 and w: 0
+    fill = np.minimum(value[rows, np.where(left < 0, w, left)], value[rows, right])
+    carried = (c >= CARRY * fill) & (right - left - 1 <= widest)
+    return np.where(band, np.where(carried, fill, 0.0), c)
+
+
+#: the widest a ruling line (grown by a pixel each side) runs across, in rectified pixels
+RULING_WIDEST = 7
+#: a stroke is carried across a ruling line where the line is at least this share as dark as
+#: the stroke on both sides of it (stroke and ruling darken the paper together)
+CARRY = 0.8
+
+
+def _erase_ruling(c: np.ndarray, rows: np.ndarray, cols: np.ndarray, ruling: float) -> np.ndarray:
+    """The contrast map with paper ruling taken out and the pen strokes crossing it kept.
+
+    Each ruling line (grown by a pixel for the blur) is carried across from the pixels just
+    beyond it on either side where a stroke crosses it (`_carry_across`: without this every
+    grid line cut a gap into the faint outlines of black-and-white charts, and their interiors
+    leaked); otherwise it is paper. Horizontal lines go first, so where two lines cross, the
+    vertical one's sides are already paper. A pixel clearly darker than the ruling (a stroke
+    along a line) is kept as it is.
+    """
+    import cv2
+
+    k = np.ones((3, 3), np.uint8)
+    near_rows = cv2.dilate(rows.astype(np.uint8), k).astype(bool)
+    near_cols = cv2.dilate(cols.astype(np.uint8), k).astype(bool)
+    dark = c >= np.maximum(0.3, np.where(near_rows & near_cols, 2.4 * ruling, 1.6 * ruling))
+    out = _carry_across(c.T, near_rows.T, RULING_WIDEST).T
+    out = _carry_across(out, near_cols, RULING_WIDEST)
+    return np.where(dark, c, out)
 
 
 def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.06,
@@ -318,7 +372,14 @@ def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.
 
     h, w = page_image.shape[:2]
     c = page_contrast(page_image)
-    rows, cols = _ruling(c, weak, max(40, min(h, w) // 6))
+    my, mx = max(2, round(margin * h)), max(2, round(margin * w))
+    # without the rim: the sheet's edge (or desk) along a side would pass for a ruling line
+    inner = c.copy()
+    inner[:my] = 0.0
+    inner[-my:] = 0.0
+    inner[:, :mx] = 0.0
+    inner[:, -mx:] = 0.0
+    rows, cols = _ruling(inner, weak, max(40, min(h, w) // 6))
     lines = rows | cols
     if lines.mean() > 0.005:
         # ruled or squared paper: its lines are fainter than the pen. On them, keep only what is
@@ -327,27 +388,74 @@ def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.
         ruling = float(np.median(c[lines]))
         pen = float(np.percentile(c, 99.5))
         if ruling < 0.5 * pen:
-            import cv2
-
-            k = np.ones((3, 3), np.uint8)
-            near_rows = cv2.dilate(rows.astype(np.uint8), k).astype(bool)
-            near_cols = cv2.dilate(cols.astype(np.uint8), k).astype(bool)
-            limit = np.where(near_rows & near_cols, 2.4 * ruling, 1.6 * ruling)
-            c = np.where((near_rows | near_cols) & (c < np.maximum(0.3, limit)), 0.0, c)
+            c = _erase_ruling(c, rows, cols, ruling)
     c = np.where(c < floor, 0.0, c)
     top = max(float(np.percentile(c[c > 0], 95)) if (c > 0).any() else 1.0, 0.3)
     v = np.clip((c - floor) / (top - floor), 0.0, 1.0)
-    out = (255 - np.rint(v * 255)).astype(np.uint8)
-    my, mx = max(2, round(margin * h)), max(2, round(margin * w))
-    out[:my] = 255
-    out[-my:] = 255
-    out[:, :mx] = 255
-    out[:, -mx:] = 255
-    return np.repeat(out[..., None], 3, axis=2)
+    v[:my] = 0.0
+    v[-my:] = 0.0
+    v[:, :mx] = 0.0
+    v[:, -mx:] = 0.0
+    return np.repeat((255 - np.rint(v * 255)).astype(np.uint8)[..., None], 3, axis=2)
+
+
+#: a sheet whose text is shorter than this (rectified pixels) is segmented enlarged ...
+SMALL_TEXT = 7.0
+#: ... so that its text is about this tall ...
+TEXT_TARGET = 10.0
+#: ... by at most this factor
+MAX_ZOOM = 2.0
+
+
+def text_height(sheet: np.ndarray) -> float:
+    """Typical height of the letters on a cleaned sheet: the median height of its ink pieces
+    of letter size (at least 12 pixels and 4 rows, at most 60 px either way: not specks, not
+    outlines). 0 when there are none."""
+    import cv2
+
+    ink = (sheet[..., 0] < 128).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    h, w, area = stats[1:, cv2.CC_STAT_HEIGHT], stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_AREA]
+    letters = h[(area >= 12) & (h >= 4) & (h <= 60) & (w <= 60)]
+    return float(np.median(letters)) if len(letters) else 0.0
+
+
+def sheet_zoom(sheet: np.ndarray, max_pixels: int) -> float:
+    """How much to enlarge a cleaned sheet before segmenting it: 1 unless its text is small
+    (`SMALL_TEXT`), then enough for `TEXT_TARGET`, within `MAX_ZOOM` and ``max_pixels``.
+
+    A wide chart squeezed onto a photo has 5-px text a blurred pixel away from the outline of
+    a 17-px-high node; enlarged, the paper between them spans pixels the flat pass can follow
+    round the text. Charts with larger text stay as they are: there the enlargement mostly
+    grows glyph counters and hachure strips into false nodes."""
+    th = text_height(sheet)
+    if not 0 < th < SMALL_TEXT:
+        return 1.0
+    h, w = sheet.shape[:2]
+    return max(1.0, min(TEXT_TARGET / th, MAX_ZOOM, float(np.sqrt(max_pixels / max(w * h, 1)))))
+
+
+#: an enlarged sheet is sharpened by this many times its difference from a blur of ...
+SHARPEN_AMOUNT = 20.0
+#: ... this sigma, in rectified (not enlarged) pixels
+SHARPEN_SIGMA = 1.0
+
+
+def _sharpen(sheet: np.ndarray, zoom: float) -> np.ndarray:
+    """An enlarged sheet with each pixel pushed hard away from its neighbourhood's mean (an
+    unsharp mask strong enough to all but binarise it): the grey of the blur between a letter
+    and the outline it nearly touches becomes paper. On the photo tuning sets, small-text
+    sheets went from R 0.858 to 0.934 (black-and-white; 1.5-6x: 0.869-0.918); on every sheet
+    it cost hand-drawn precision (0.977 -> 0.929), so it goes with the enlargement only."""
+    import cv2
+
+    f = sheet.astype(np.float32)
+    sharp = f + SHARPEN_AMOUNT * (f - cv2.GaussianBlur(f, (0, 0), SHARPEN_SIGMA * zoom))
+    return np.clip(sharp, 0, 255).astype(np.uint8)
 
 
 def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bool = True,
-                 upscale: float = 1.0, open_frames: bool = True) -> tuple[list[Region], str] | None:
+                 zoom: float | None = None, open_frames: bool = True) -> tuple[list[Region], str] | None:
     """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found.
 
     Args:
@@ -355,31 +463,46 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
         image: RGB uint8 photo.
         passes: run the segmenter's stroke and colour passes on the cleaned sheet (it looks
             like a clean render, but its outlines are a pen's).
-        upscale: the sheet is rectified at this many pixels per photo pixel (within the
-            segmenter's ``max_pixels``): a blurred pen line, and the paper between a word and
-            the outline it nearly touches, then span more than the few pixels the flat pass
-            compares, but glyph counters and hachure strips grow into false nodes too. On
-            the three photo tuning sets (490 nodes) 1.25 found 3 nodes more than 1 at the
-            same precision, 1.5 found 18 more at precision 0.938 (0.897 on photo_tune3):
-            the default stays 1 (see docs/segmentation.md).
+        zoom: the cleaned sheet (rectified at the photo's own resolution) is enlarged by this
+            factor before it is segmented; None: by `sheet_zoom` (only sheets with small
+            text). Enlarging every sheet 1.5x found 18 more of the 490 nodes of the photo
+            tuning sets at precision 0.938 (glyph counters and hachure strips grow into false
+            nodes; see docs/segmentation.md).
         open_frames: look inside large rectangular regions for the nodes of a subgraph
             frame (`_open_frames`).
     """
+    import cv2
+
     page = find_page(image)
     if page is None:
         return None
-    w, h = page.size
-    scale = min(upscale, float(np.sqrt(segmenter.max_pixels / max(w * h, 1))))
-    if scale != 1.0:
-        page = _page_from_corners(page.corners, scale)
     sheet = clean_page(rectify(image, page))
+    if zoom is None:
+        zoom = sheet_zoom(sheet, segmenter.max_pixels)
+    if zoom != 1.0:
+        sheet = _sharpen(cv2.resize(sheet, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC), zoom)
+    regions, reason = segment_sheet(segmenter, sheet, passes=passes, open_frames=open_frames)
+    H, W = image.shape[:2]
+    back = [region_from_polygon([tuple(p) for p in page.to_original(np.asarray(r.polygon) / zoom)], H, W,
+                                r.score, with_mask=segmenter.with_masks) for r in regions]
+    return back, reason
+
+
+def segment_sheet(segmenter: ClassicalSegmenter, sheet: np.ndarray, *, passes: bool = True,
+                  open_frames: bool = True) -> tuple[list[Region], str]:
+    """Nodes of a rectified, cleaned sheet (`clean_page`), in the sheet's pixels.
+
+    Args:
+        segmenter: the classical segmenter.
+        sheet: RGB uint8, dark ink on white.
+        passes: run the stroke and colour passes (the sheet looks like a clean render, but its
+            outlines are a pen's).
+        open_frames: look inside large rectangular regions for a subgraph frame's nodes.
+    """
     regions, reason = segmenter.segment(sheet, passes=passes)
     if open_frames:
         regions = _open_frames(segmenter, sheet, regions, passes)
-    H, W = image.shape[:2]
-    back = [region_from_polygon([tuple(p) for p in page.to_original(np.asarray(r.polygon))], H, W,
-                                r.score, with_mask=segmenter.with_masks) for r in regions]
-    return back, reason
+    return regions, reason
 
 
 #: a region covering at least this share of the sheet, and near-rectangular, may be a

@@ -203,8 +203,45 @@ def test_wild_web_pass_keeps_regions_aligned():
 
     img, ann = _coloured_chart()
     for seed in range(4):
-        out, ann2 = _degrade(img, ann, {"kind": "wild", "seed": seed}, {"background": "#efefef"})
+        out, ann2 = _degrade(img, ann, {"kind": "wild", "seed": seed}, {"background": "#efefef"}, 10.0)
         assert min(_red_iou(out, ann2)) >= 0.85
+
+
+def test_wild_raster_keeps_text_above_the_web_floor():
+    from pathlib import Path
+
+    from data_gen.geometry import raster_size
+    from data_gen.pipeline import ChartJob, GenConfig, _size_options
+    from data_gen.styles import WILD_MIN_TEXT_PX, sample_style
+
+    cfg = GenConfig(out=Path("unused"))
+    for seed in range(20):
+        style = sample_style("wild", "eval", random.Random(seed), ["A"], {"A": "process"})
+        size = _size_options(ChartJob(id="c", mermaid="", style=style), cfg)
+        # a wide chart squeezed into a 300-550 px web image would shrink its text below the floor
+        _, _, (sx, _) = raster_size((0, 0, 2400, 600), **size((0, 0, 2400, 600)))
+        assert sx * style.font_size >= WILD_MIN_TEXT_PX - 0.05, (seed, sx, style.font_size)
+        # a narrow one is still drawn at its web width
+        W, _, _ = raster_size((0, 0, 400, 900), **size((0, 0, 400, 900)))
+        assert W == min(round(400 * cfg.scale), style.raster_width), (seed, W, style.raster_width)
+
+
+def test_wild_web_pass_blur_is_capped_and_draws_the_same():
+    import cv2
+
+    from data_gen.augment import augment
+
+    img, ann = _coloured_chart()
+    sharper = 0
+    for seed in range(12):
+        free, _ = augment(img, ann, random.Random(seed), scale=(1.0, 1.0), p_jpeg=1.0, quality=(90, 90))
+        capped, _ = augment(img, ann, random.Random(seed), scale=(1.0, 1.0), p_jpeg=1.0, quality=(90, 90),
+                            max_blur=0.05)
+        assert free.shape == capped.shape  # same draws: same rotation, same canvas
+        edge = [cv2.Laplacian(cv2.cvtColor(a, cv2.COLOR_RGB2GRAY), cv2.CV_64F).var() for a in (free, capped)]
+        assert edge[1] >= 0.9 * edge[0], seed
+        sharper += edge[1] > 1.2 * edge[0]
+    assert sharper >= 1  # some seeds blur, and the cap takes it off
 
 
 def test_wild_and_handdrawn_styles():

@@ -12,6 +12,7 @@ import pytest
 
 from flowpath.errors import MissingDependencyError
 from flowpath.graph import FlowChart
+from flowpath.mermaid import parse_mermaid
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner, classify_question, default_reasoner, make_reasoner
 from flowpath.reason.base import parse_final_answer
@@ -69,6 +70,49 @@ def test_fact_retrieval_returns_answer_node_and_branch_decision(chart):
 def test_fact_retrieval_plain_step(chart):
     res = _ask(chart, "What do you use to drain the pasta?", "A colander")
     assert res.node_ids == ["H"]
+
+
+# two generated charts (data_gen.qa --hard, reasonfact4_val) whose fact answers name no node word
+_TEMPLATE_CHART = """flowchart TD
+    A(["Start"]) --> B[/"Apply the paper template"/] --> C{"Is the oven temperature above 600?"}
+    C -->|"Yes"| D[/"Attach the copper pipe"/] --> E["Cut the baking tray"]
+    C -->|"No"| I["Check two cups of flour"] --> E
+    E --> F[/"Measure two cups of flour"/] --> G["Paint the wall anchor"] --> H(["End"])
+"""
+_COUNTER_CHART = """flowchart TD
+    A(["Start"]) --> B[/"Read list 'result'"/] --> C["Store buffer 'buf'"] --> D["Return stack 'ops'"]
+    D --> E{"Is 'n' divisible by 2?"}
+    E -->|"Yes"| D
+    E -->|"No"| F["Increment counter 'count'"] --> G["Print stack 'ops'"] --> H{"Is 'i' less than 'n'?"}
+    H -->|"No"| G
+    H -->|"Yes"| I["Compute matrix 'grid'"] --> J{"Is the token valid?"}
+    J -->|"Yes"| K["Store key 'k'"] --> L(["End"])
+    J -->|"No"| M["Compute counter 'count'"] --> L
+"""
+
+
+@require_semantic
+def test_fact_answer_naming_nothing_falls_back_to_the_node_the_question_names():
+    """"Put on it" shares no word with any node: its faint likeness to the bare Start node
+    must not beat the step the question names."""
+    from flowpath.mermaid import parse_mermaid
+
+    res = OfflineReasoner(semantic=True)(ReasoningRequest(
+        parse_mermaid(_TEMPLATE_CHART), "What is done to the paper template?", "Put on it"))
+    assert res.node_ids == ["B"], res.reason
+
+
+@require_semantic
+def test_fact_steps_tied_on_the_question_are_told_apart_by_the_answer():
+    """Two steps share the object the question names; the answer's verb is a synonym of one
+    of them ("Increase" / "Increment"), which only the embeddings see."""
+    from flowpath.mermaid import parse_mermaid
+
+    fc = parse_mermaid(_COUNTER_CHART)
+    res = OfflineReasoner(semantic=True)(ReasoningRequest(fc, "What is done to counter 'count'?", "Increase it"))
+    assert res.node_ids == ["F"], res.reason
+    res = OfflineReasoner(semantic=True)(ReasoningRequest(fc, "What is done to counter 'count'?", "Calculate it"))
+    assert res.node_ids == ["M"], res.reason
 
 
 def test_applied_scenario_path_ends_at_answer(chart):
@@ -314,6 +358,43 @@ def test_scenario_returns_the_walk_through_settled_decisions(loan, story, answer
     assert classify_question(story) == "applied_scenario"
     res = OfflineReasoner(semantic=False)(ReasoningRequest(loan, story, answer))
     assert res.node_ids == expected, res.reason
+
+
+_GARDEN = """flowchart TD
+    A(["Start"]) --> B["Check the wooden board"] --> C["Gather the seed tray"] --> D{"Is the soil moist?"}
+    D -->|"Yes"| E["Stir the sugar syrup"]
+    D -->|"No"| H["Rinse the fabric strip"]
+    H --> F["Clean two cups of flour"]
+    E --> F
+    F --> G(["End"])
+"""
+
+
+@pytest.mark.parametrize("story,expected", [
+    # a step the story says was done before the first settled check is part of the walk
+    # (docs/reasoning.md, "Gold conventions"), even when it is mentioned by one word
+    ("Rachel is following this procedure. Rachel has already taken care of seed. Rachel sees that the soil "
+     "is not moist. What should Rachel do now?", ["C", "D", "H"]),
+    # nothing said done before the check: the walk starts there
+    ("Rachel is following this procedure. Rachel sees that the soil is not moist. What should Rachel do now?",
+     ["D", "H"]),
+])
+def test_scenario_includes_the_step_done_before_the_first_check(story, expected):
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(parse_mermaid(_GARDEN), story, "wash fabric strip"))
+    assert res.node_ids == expected, res.reason
+
+
+def test_scenario_answer_comes_after_the_settled_branch():
+    """"What next" is asked after the story's situation: of two nodes the reworded answer matches
+    equally ("book" is neither "draft" nor "print"), the one on the branch the story takes wins
+    over the one upstream."""
+    fc = FlowChart.from_edges(
+        [("S", "B"), ("B", "C"), ("C", "D", "Yes"), ("C", "E", "No"), ("D", "F"), ("E", "F")],
+        {"S": "Start", "B": "Draft the family budget", "C": "Is the account balance less than 3000?",
+         "D": "Print the family budget", "E": "Close the account", "F": "End"})
+    story = "Ava is following this procedure. The account balance is 2863. What should Ava do now?"
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(fc, story, "book the family budget"))
+    assert res.node_ids == ["C", "D"], res.reason
 
 
 # -- semantic matching (issue 15) ----------------------------------------------------------------

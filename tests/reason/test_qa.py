@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import networkx as nx
 import pytest
@@ -100,6 +101,28 @@ def test_hard_questions_cover_all_types_with_grounded_gold():
             if q["type"] != "topological":  # reworded: no question quotes a node text
                 assert not any(f'""{n.text}""' in q["question"] for n in chart), q
     assert seen == set(QUESTION_TYPES)
+
+
+def test_hard_fact_questions_ground_single_node_facts_in_the_node_that_states_them():
+    """Threshold and detail questions (gold: one node) sit beside the settled-branch kind
+    (gold: decision and branch step); a one-node fact's answer is stated in its gold node."""
+    rng = random.Random(7)
+    by_size: dict[int, int] = {}
+    for i in range(60):
+        chart, domain = random_chart(rng, numeric_rate=0.5)
+        for q in make_hard_questions(chart, f"c{i}", rng, domain=domain):
+            if q["type"] != "fact_retrieval":
+                continue
+            by_size[len(q["gold"])] = by_size.get(len(q["gold"]), 0) + 1
+            assert classify_question(q["question"]) == "fact_retrieval", q["question"]
+            if len(q["gold"]) == 2:  # a settled decision and the step on its branch
+                d, t = q["gold"]
+                assert chart.nodes[d].kind == "decision" and t in chart.successors(d), q
+            node = chart.nodes[q["gold"][0]].text.lower()
+            numbers = re.findall(r"\d+", q["answer"])
+            if len(q["gold"]) == 1 and numbers:  # a threshold: the decision that states it
+                assert chart.nodes[q["gold"][0]].kind == "decision" and numbers[0] in node, q
+    assert by_size.get(1, 0) >= 10 and by_size.get(2, 0) >= 10, by_size
 
 
 def test_hard_flow_walks_ground_every_step_between_their_ends():

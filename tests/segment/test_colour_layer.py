@@ -1,5 +1,6 @@
 """The colour-layer pass on web/Office-looking charts (issue 14): white text on deep fills, pale
-textured backdrops, pockets of page between connectors and coloured nodes."""
+textured backdrops, pockets of page between connectors and coloured nodes, subgraphs tinted in
+the nodes' own hue."""
 
 from __future__ import annotations
 
@@ -121,3 +122,34 @@ def test_a_wild_render_with_white_text_on_a_deep_fill_comes_back_with_every_node
     row = _score(found, [r.bbox for r in chart.regions.values()])
     assert (row["recall@0.7"], row["precision@0.7"]) == (1.0, 1.0), (
         f"found {[r.bbox for r in found]}, gold {[r.bbox for r in chart.regions.values()]}")
+
+
+def _subgraph_chart() -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """A pale green subgraph (its title at the top) holding two green nodes in its own hue and a
+    red one, on a grey page, through JPEG: the subgraph's tint is coloured too, so the colour
+    layer sees one blob holding all three nodes."""
+    img = np.full((340, 460, 3), (226, 226, 226), np.uint8)
+    cv2.rectangle(img, (30, 30), (430, 310), (222, 246, 196), -1)  # pale tint, chroma 50
+    cv2.rectangle(img, (30, 30), (430, 310), (170, 200, 150), 1)
+    cv2.putText(img, "Setup", (205, 48), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (40, 40, 40), 1, cv2.LINE_AA)
+    boxes = [(70, 70, 210, 110), (250, 70, 390, 110), (150, 220, 310, 262)]
+    _node(img, boxes[0], (110, 210, 80), (60, 150, 40), "Raise an error", (0, 0, 0))
+    _node(img, boxes[1], (110, 210, 80), (60, 150, 40), "Reset buffer", (0, 0, 0))
+    _node(img, boxes[2], (210, 40, 40), (140, 20, 20), "Open the file", (0, 0, 0))
+    ink = (60, 60, 60)
+    cv2.line(img, (140, 110), (140, 240), ink, 2)
+    cv2.line(img, (140, 240), (150, 240), ink, 2)
+    cv2.line(img, (320, 110), (320, 240), ink, 2)
+    cv2.line(img, (310, 240), (320, 240), ink, 2)
+    return _jpeg(img, 80), boxes
+
+
+def test_nodes_on_a_subgraph_tinted_in_their_own_hue_are_found_and_the_subgraph_is_not_a_node():
+    img, boxes = _subgraph_chart()
+    row = _score(colour_regions(img, 1.0, 1.0, img.shape[:2]), boxes)
+    assert row["recall@0.7"] == 1.0 and row["precision@0.7"] == 1.0, row
+    (found,) = ClassicalSegmenter()([img])
+    row = _score(found, boxes)
+    assert row["recall@0.7"] == 1.0, f"nodes lost inside the subgraph's tint: {[r.bbox for r in found]}"
+    assert row["precision@0.7"] == 1.0, f"the subgraph (or a pocket of it) taken for a node: {[r.bbox for r in found]}"
+

@@ -197,3 +197,101 @@ def test_a_subgraph_frame_taken_for_a_node_gives_way_to_the_nodes_inside_it():
         cv2.putText(big, line, (120, 180 + 60 * i), cv2.FONT_HERSHEY_SIMPLEX, 1.1, (0, 0, 0), 2)
     node = Region((40, 40, 660, 460), polygon=[(40, 40), (660, 40), (660, 460), (40, 460)])
     assert [r.bbox for r in _open_frames(seg, big, [node], passes=True)] == [node.bbox]
+
+
+def _grid_sheet(h: int, w: int, step: int = 20, paper: int = 240, line: float = 0.12) -> np.ndarray:
+    """A rectified squared-paper sheet: faint 1-px grid lines every ``step`` px, edge to edge."""
+    img = np.full((h, w), float(paper), np.float32)
+    img[step // 2::step, :] *= 1 - line
+    img[:, step // 2::step] *= 1 - line
+    return img
+
+
+def _as_rgb(grey: np.ndarray, blur: float = 0.8) -> np.ndarray:
+    import cv2
+
+    grey = cv2.GaussianBlur(grey.astype(np.float32), (0, 0), blur)
+    return np.repeat(np.clip(grey, 0, 255).astype(np.uint8)[..., None], 3, axis=2)
+
+
+def test_a_faint_outline_crossing_the_grid_keeps_no_gap_where_the_lines_cross():
+    from flowpath.segment.page import clean_page
+
+    sheet = _grid_sheet(300, 600)
+    # a thin grey node outline (a 1-px black line after downscaling and blur: about twice as
+    # dark as the grid) between grid rows and columns
+    x0, y0, x1, y1 = 203, 103, 383, 197
+    for y in (y0, y1):
+        sheet[y, x0:x1 + 1] = 240 * 0.55
+    for x in (x0, x1):
+        sheet[y0:y1 + 1, x] = 240 * 0.55
+    sheet[145:152, 250:330] = 60  # a word
+    out = clean_page(_as_rgb(sheet))[..., 0]
+    # the outline is ink all the way round, also where vertical grid lines cross its top and
+    # bottom (and horizontal ones its sides): a gap there lets the node's inside leak out
+    top, bottom = out[y0, x0 + 3:x1 - 2], out[y1, x0 + 3:x1 - 2]
+    left, right = out[y0 + 3:y1 - 2, x0], out[y0 + 3:y1 - 2, x1]
+    for name, side in (("top", top), ("bottom", bottom), ("left", left), ("right", right)):
+        assert side.max() < 250, f"{name} side has gaps at {np.flatnonzero(side >= 250)[:5]}"
+    # and the grid itself is gone away from the drawing
+    assert (out[20:80, 20:580] > 240).mean() > 0.99
+
+
+def test_node_sides_across_a_narrow_plain_sheet_are_not_taken_for_ruling():
+    from flowpath.segment.page import clean_page
+
+    # a narrow top-down chart on plain paper: each box spans over half of the sheet's width,
+    # like a ruling line, but stops inside the margins
+    sheet = np.full((850, 360), 240.0, np.float32)
+    for top in range(60, 800, 130):
+        sheet[top, 55:305] = 150
+        sheet[top + 60, 55:305] = 150
+        sheet[top:top + 61, 55] = 150
+        sheet[top:top + 61, 305] = 150
+        sheet[top + 25:top + 35, 120:240] = 30
+    out = clean_page(_as_rgb(sheet))[..., 0]
+    for top in range(60, 800, 130):
+        assert out[top, 70:290].max() < 250, f"top side of the box at y={top} was erased"
+        assert out[top + 60, 70:290].max() < 250, f"bottom side of the box at y={top} was erased"
+
+
+def test_only_sheets_with_small_text_are_enlarged():
+    import cv2
+
+    from flowpath.segment.page import MAX_ZOOM, sheet_zoom, text_height
+
+    def sheet_with_text(font_scale: float) -> np.ndarray:
+        img = np.full((400, 900, 3), 255, np.uint8)
+        for i in range(8):
+            cv2.putText(img, "Measure the oven and", (30, 40 + 45 * i), cv2.FONT_HERSHEY_SIMPLEX,
+                        font_scale, (0, 0, 0), 1)
+        return img
+
+    small, large = sheet_with_text(0.3), sheet_with_text(0.6)
+    assert text_height(small) < text_height(large)
+    assert 1.0 < sheet_zoom(small, 6_000_000) <= MAX_ZOOM
+    assert sheet_zoom(large, 6_000_000) == 1.0
+    # never past the segmenter's pixel budget
+    assert sheet_zoom(small, 400 * 900) == 1.0
+
+
+def test_photo_stages_switch_off_one_degradation_and_keep_the_geometry():
+    from data_gen.photo import PHOTO_STAGES, photo_scan
+
+    img, boxes = draw_chart("black_white", shapes=SHAPES)
+    ann = {"nodes": {str(i): {"bbox": list(b), "polygon": [[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]}
+                     for i, b in enumerate(boxes)}, "edges": [], "clusters": []}
+    full, full_ann = photo_scan(img, ann, random.Random(0))
+    again, _ = photo_scan(img, ann, random.Random(0), stages=PHOTO_STAGES)
+    assert np.array_equal(full, again)
+    plain, plain_ann = photo_scan(img, ann, random.Random(0), stages=frozenset())
+    assert plain_ann == full_ann  # same sheet, same place, same nodes
+    assert plain.shape == full.shape and not np.array_equal(plain, full)
+    # without ruling, light and camera the paper inside the sheet is one flat tone
+    page = find_page(full)
+    assert page is not None
+    from flowpath.segment.page import rectify
+
+    inner = rectify(plain, page)[10:40, 10:-10].astype(float)
+    assert inner.std() < 2.0
+    assert rectify(full, page)[10:40, 10:-10].astype(float).std() > inner.std()

@@ -219,3 +219,32 @@ def test_open_nodes_inside_a_closed_frame_are_each_found():
     assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in regions]}"
     filled = stroke_regions(img, 1.0, 1.0, img.shape[:2], ink=ink, bridge=1.5, enclosed=False)
     assert _score(filled, boxes)["recall@0.7"] < 1.0, "the filled-blob pass already separates them"
+
+
+def _tight_chart() -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """Small pen-drawn boxes (2 px pen) whose text runs 3-4 px from the outline, as on a wide
+    chart scaled down, joined by connectors."""
+    img = np.full((120, 560, 3), 255, np.uint8)
+    boxes = [(20, 50, 110, 72), (170, 50, 300, 72), (360, 50, 450, 72)]
+    for box, word in zip(boxes, ("START", "READ INPUT", "STOP"), strict=True):
+        cv2.rectangle(img, box[:2], box[2:], (30, 30, 30), 2, cv2.LINE_AA)
+        cv2.putText(img, word, (box[0] + 5, box[3] - 5), cv2.FONT_HERSHEY_PLAIN, 1.0, (30, 30, 30), 1,
+                    cv2.LINE_AA)
+    for (_, _, x1, _), (x0, _, _, _) in zip(boxes, boxes[1:], strict=False):
+        cv2.line(img, (x1, 61), (x0, 61), (30, 30, 30), 2, cv2.LINE_AA)
+    return img, boxes
+
+
+def test_small_nodes_whose_text_runs_close_to_the_outline_are_found_by_the_finer_closing():
+    """The closing scaled to the pen (3 stroke widths) joins text 3-4 px from the outline to
+    it, so the enclosed paper is no node shape; looking again with a 3-px closing finds each."""
+    from flowpath.segment.strokes import ink_mask, stroke_regions
+
+    img, boxes = _tight_chart()
+    ink = ink_mask(img, 0.5, ruling=False)
+    coarse = stroke_regions(img, 1.0, 1.0, img.shape[:2], ink=ink, bridge=1.5, enclosed=True)
+    assert _score(coarse, boxes)["recall@0.7"] < 1.0, "the coarse closing already finds them"
+    fine = stroke_regions(img, 1.0, 1.0, img.shape[:2], ink=ink, bridge=1.5, enclosed=True, fine_gap=3)
+    row = _score(fine, boxes)
+    assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in fine]}"
+    assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in fine]}"
