@@ -38,7 +38,7 @@ from flowpath.graph import FlowChart
 from flowpath.metrics.matching import match_nodes
 from flowpath.metrics.scores import Tally, prf
 
-__all__ = ["TranscriptionMetric", "words"]
+__all__ = ["TranscriptionMetric", "directed_edges", "words"]
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -57,6 +57,19 @@ def _cond(label: str | None) -> str | None:
 
     c = normalize_condition(label)
     return None if c is None else (c if c in ("yes", "no") else _norm(c) or None)
+
+
+def directed_edges(chart: FlowChart, mapping: Mapping[str, str] | None = None
+                   ) -> dict[tuple[str, str], str | None]:
+    """``(source, target) -> normalised condition`` of a chart's edges, the first label of
+    parallel edges kept. With ``mapping`` (predicted id -> gold id) the ends are renamed to
+    gold ids, ``?id`` for a node that matches none."""
+    out: dict[tuple[str, str], str | None] = {}
+    for e in chart.edges:
+        key = (e.source, e.target) if mapping is None else \
+            (mapping.get(e.source, "?" + e.source), mapping.get(e.target, "?" + e.target))
+        out.setdefault(key, _cond(e.label))
+    return out
 
 
 def _row(c: Counter[str]) -> dict[str, Any]:
@@ -129,13 +142,8 @@ class TranscriptionMetric:
             c["node_gold"] += 1
         if len(mapping) != len(gold.nodes):
             exact = False
-        gold_edges: dict[tuple[str, str], str | None] = {}
-        for e in gold.edges:
-            gold_edges.setdefault((e.source, e.target), _cond(e.label))
-        pred_edges: dict[tuple[str, str], str | None] = {}
-        for e in pred.edges:
-            key = (mapping.get(e.source, "?" + e.source), mapping.get(e.target, "?" + e.target))
-            pred_edges.setdefault(key, _cond(e.label))
+        gold_edges = directed_edges(gold)
+        pred_edges = directed_edges(pred, mapping)
         c["edge_pred"], c["edge_gold"] = len(pred_edges), len(gold_edges)
         for key, pc in pred_edges.items():
             if key in gold_edges:

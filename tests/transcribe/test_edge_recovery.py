@@ -106,9 +106,9 @@ def test_an_elbowed_back_edge_up_the_page_is_traced(transcriber):
 # -- sketches (issue 21): heads drawn as an open 'v' or left out, arrows stopping short ----------
 
 def _sketch(boxes: dict[str, tuple[int, int, int, int]], size: tuple[int, int],
-            draw_connectors) -> LabelledChart:  # type: ignore[no-untyped-def]
-    """Pen-drawn boxes (wobbly outlines, one word each) on off-white paper; connectors drawn by
-    ``draw_connectors(ImageDraw, rng)``."""
+            draw_connectors, texts: dict[str, str] | None = None) -> LabelledChart:  # type: ignore[no-untyped-def]
+    """Pen-drawn boxes (wobbly outlines, "step a" or ``texts[name]`` in each) on off-white
+    paper; connectors drawn by ``draw_connectors(ImageDraw, rng)``."""
     rng = np.random.default_rng(7)
     img = Image.new("RGB", size, (250, 249, 244))
     d = ImageDraw.Draw(img)
@@ -116,7 +116,8 @@ def _sketch(boxes: dict[str, tuple[int, int, int, int]], size: tuple[int, int],
         corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
         for a, b in zip(corners, corners[1:] + corners[:1], strict=True):
             _pen(d, a, b, rng)
-        d.text((x0 + 16, y0 + 18), f"step {name.lower()}", fill=(20, 20, 30), font=_font(20))
+        text = (texts or {}).get(name, f"step {name.lower()}")
+        d.text((x0 + 16, y0 + 18), text, fill=(20, 20, 30), font=_font(20))
     draw_connectors(d, rng)
     arr = np.array(img)
     regions = {name: Region((x0 - 2.0, y0 - 2.0, x1 + 2.0, y1 + 2.0)) for name, (x0, y0, x1, y1) in boxes.items()}
@@ -172,6 +173,22 @@ def test_a_bottom_to_top_chart_reads_upwards_where_a_head_is_missing(transcriber
 
     tr = transcriber([_sketch(boxes, (420, 500), draw)])[0]
     assert _edges(tr) == {("A", "B"), ("B", "C"), ("C", "D")}
+
+
+@pytest.mark.parametrize("terminals", [True, False])
+def test_start_and_end_nodes_give_the_flow_of_a_chart_without_arrowheads(transcriber, terminals):
+    # a bottom-to-top chart drawn without a single arrowhead: read top-down by default, read
+    # upwards once its bottom node says "Start" and its top node "End"
+    boxes = {"A": (120, 420, 300, 480), "B": (120, 260, 300, 320), "C": (120, 100, 300, 160)}
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        for lo, hi in (("A", "B"), ("B", "C")):
+            _pen(d, (210, boxes[lo][1] - 3), (210, boxes[hi][3] + 3), rng)
+
+    texts = {"A": "Start", "C": "End"} if terminals else None
+    tr = transcriber([_sketch(boxes, (420, 500), draw, texts)])[0]
+    upwards = {("A", "B"), ("B", "C")}
+    assert _edges(tr) == (upwards if terminals else {(b, a) for a, b in upwards})
 
 
 def test_an_arrow_that_starts_well_short_of_its_source_is_followed(transcriber):

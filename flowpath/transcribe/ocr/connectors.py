@@ -349,14 +349,18 @@ _CLEAR_INK_RATIO = 2.0
 _INK_RATIO = 1.3
 
 
-def chart_flow(components: dict[int, Component], regions: list[Region]) -> Flow:
-    """The chart's `Flow`, from its two-ended connectors.
+def chart_flow(components: dict[int, Component], regions: list[Region],
+               terminals: tuple[list[int], list[int]] = ([], [])) -> Flow:
+    """The chart's `Flow`, from its two-ended connectors and its Start and End nodes.
 
-    The axis is the one the connectors mostly run along (summed node-centre displacement); the
-    sign is the majority vote of the connectors whose direction is clear without the layout
-    (an arrowhead at one end only, or clearly more ink at one end), down/right when none is.
-    Sketched charts often have no visible arrowheads at all (heads drawn as a small open 'v'
-    or left out), and then the flow decides their direction.
+    The axis is the one the connectors mostly run along (summed node-centre displacement).
+    The sign runs from the chart's start nodes to its end nodes (``terminals``: region indices
+    of each, from their text) where both are known and clearly apart along the axis: a
+    layered layout puts a chart's source above (before) its sinks whichever way it is drawn.
+    Otherwise it is the majority vote of the connectors whose direction is clear without the
+    layout (an arrowhead at one end only, or clearly more ink at one end), down/right when
+    none is. Sketched charts often have no visible arrowheads at all (heads drawn as a small
+    open 'v' or left out), and then the flow decides their direction.
     """
     two = [[ct for ct in c.contacts if ct.count >= 2] for c in components.values()]
     two = [cts for cts in two if len(cts) == 2 and cts[0].region != cts[1].region]
@@ -364,6 +368,17 @@ def chart_flow(components: dict[int, Component], regions: list[Region]) -> Flow:
     for a, b in two:
         span += np.abs(np.subtract(regions[a.region].center, regions[b.region].center))
     axis = 1 if span[1] >= span[0] else 0
+    starts, ends = terminals
+    if starts and ends:
+        # the vote below counts heads that small renders and shadows make unreliable (a 4-px
+        # head inside the node's margin, a drop shadow thick at the source end) and that
+        # turned whole tuning charts around (a bottom-to-top Mermaid chart read top-down, a
+        # shadowed PlantUML chart read upwards); "Start" and "End" read right do not
+        apart = float(np.mean([regions[i].center[axis] for i in ends])
+                      - np.mean([regions[i].center[axis] for i in starts]))
+        sides = [min(regions[i].width, regions[i].height) for i in starts + ends]
+        if abs(apart) >= float(np.median(sides)):
+            return Flow(axis, 1 if apart > 0 else -1)
     vote = 0
     for a, b in two:
         if a.arrow != b.arrow:

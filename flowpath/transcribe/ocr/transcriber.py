@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from flowpath.geometry import Region
-from flowpath.graph import Edge, FlowChart, Node
+from flowpath.graph import Edge, FlowChart, Node, infer_kind
 from flowpath.models.base import LabelledChart, Transcriber, Transcription
 from flowpath.transcribe.ocr import connectors as cx
 from flowpath.transcribe.ocr import text as tx
@@ -407,7 +407,10 @@ class OCRTranscriber(Transcriber):
                 problems.append(f"node {letter}: no readable text")
             fc.add_node(Node(letter, node_texts[i], nodes.shapes.get(i, "rect")))
         seen: set[tuple[str, str, str | None]] = set()
-        flow = cx.chart_flow(components, page.regions)
+        kinds = [infer_kind(nodes.shapes.get(i, "rect"), t) for i, t in enumerate(node_texts)]
+        flow = cx.chart_flow(components, page.regions,
+                             ([i for i, k in enumerate(kinds) if k == "start"],
+                              [i for i, k in enumerate(kinds) if k == "end"]))
         for k in sorted(components):
             edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow)
             problems.extend(notes)
