@@ -247,3 +247,20 @@ def test_heads_drawn_as_rings_or_dots_give_the_direction(transcriber, head):
 
     tr = transcriber([_sketch(boxes, (420, 500), draw)])[0]
     assert _edges(tr) == {("A", "B"), ("B", "C")}
+
+
+def test_a_flat_open_head_outweighs_a_pen_blot_where_the_line_leaves_its_source(transcriber):
+    # a back-edge up the page (B -> A) whose pen pressed hard as it left B (a short thick
+    # stroke that passes the arrowhead thickness test) while its real head, a thin flat 'v'
+    # against A, holds more than twice the ink there: the 'v' end is the head
+    boxes = {"A": (120, 40, 300, 100), "B": (120, 260, 300, 320)}
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        x, tip, blot = 210, boxes["A"][3] + 7, boxes["B"][1] - 6
+        _pen(d, (x, boxes["B"][1] - 3), (x, tip), rng)
+        d.line(((x, blot), (x, blot - 4)), fill=(20, 20, 30), width=6)
+        for side in (1, -1):
+            d.line(((x, tip), (x + side * 20, tip + 3)), fill=(20, 20, 30), width=2)
+
+    tr = transcriber([_sketch(boxes, (420, 360), draw)])[0]
+    assert _edges(tr) == {("B", "A")}
