@@ -105,17 +105,24 @@ def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
+def box_intersection_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise intersection areas of ``(N, 4)`` and ``(M, 4)`` xyxy arrays -> ``(N, M)``."""
+    a = np.asarray(a, dtype=float).reshape(-1, 4)
+    b = np.asarray(b, dtype=float).reshape(-1, 4)
+    ix0 = np.maximum(a[:, None, 0], b[None, :, 0])
+    iy0 = np.maximum(a[:, None, 1], b[None, :, 1])
+    ix1 = np.minimum(a[:, None, 2], b[None, :, 2])
+    iy1 = np.minimum(a[:, None, 3], b[None, :, 3])
+    return np.asarray(np.clip(ix1 - ix0, 0, None) * np.clip(iy1 - iy0, 0, None))
+
+
 def box_iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise IoU of ``(N, 4)`` and ``(M, 4)`` xyxy arrays -> ``(N, M)``."""
     a = np.asarray(a, dtype=float).reshape(-1, 4)
     b = np.asarray(b, dtype=float).reshape(-1, 4)
     if len(a) == 0 or len(b) == 0:
         return np.zeros((len(a), len(b)))
-    ix0 = np.maximum(a[:, None, 0], b[None, :, 0])
-    iy0 = np.maximum(a[:, None, 1], b[None, :, 1])
-    ix1 = np.minimum(a[:, None, 2], b[None, :, 2])
-    iy1 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(ix1 - ix0, 0, None) * np.clip(iy1 - iy0, 0, None)
+    inter = box_intersection_matrix(a, b)
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
     union = area_a[:, None] + area_b[None, :] - inter

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flowpath.geometry import Region, box_iou_matrix
+from flowpath.geometry import Region, box_intersection_matrix, box_iou_matrix
 from flowpath.models.base import Segmenter
 from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
@@ -207,8 +207,8 @@ class ClassicalSegmenter(Segmenter):
             if r is not None:
                 regions.append(r)
         if colours and blobs:  # the colour layer outlines a filled node closer than a blob
-            cboxes = np.array([c.bbox for c in colours], float)
-            blobs = [b for b in blobs if not (box_iou_matrix(np.array([b.bbox], float), cboxes) >= 0.5).any()]
+            iou = box_iou_matrix(np.array([b.bbox for b in blobs], float), np.array([c.bbox for c in colours], float))
+            blobs = [b for b, row in zip(blobs, iou, strict=True) if not (row >= 0.5).any()]
         if rough:  # a blob keeps the arrowheads and overshoots touching an outline
             blobs = _yield_to_strokes(blobs, strokes)
         flat_regions = regions + blobs
@@ -628,10 +628,8 @@ def _yield_to_strokes(blobs: list[Region], strokes: list[Region]) -> list[Region
     sb = np.array([r.bbox for r in strokes], float)
     s_area = np.maximum((sb[:, 2] - sb[:, 0]) * (sb[:, 3] - sb[:, 1]), 1e-9)
     keep = []
-    for b in blobs:
+    for b, inter in zip(blobs, box_intersection_matrix(np.array([b.bbox for b in blobs], float), sb), strict=True):
         x0, y0, x1, y1 = b.bbox
-        inter = (np.clip(np.minimum(sb[:, 2], x1) - np.maximum(sb[:, 0], x0), 0, None)
-                 * np.clip(np.minimum(sb[:, 3], y1) - np.maximum(sb[:, 1], y0), 0, None))
         b_area = max((x1 - x0) * (y1 - y0), 1e-9)
         if not ((inter / (s_area + b_area - inter) >= 0.5) | (inter >= 0.8 * s_area)).any():
             keep.append(b)
@@ -651,10 +649,8 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     cboxes = np.array([c.bbox for c in colours], float).reshape(-1, 4)
     careas = np.maximum((cboxes[:, 2] - cboxes[:, 0]) * (cboxes[:, 3] - cboxes[:, 1]), 1e-9)
     drop: set[int] = set()
-    for i, (x0, y0, x1, y1) in enumerate(boxes):
-        ix = np.clip(np.minimum(cboxes[:, 2], x1) - np.maximum(cboxes[:, 0], x0), 0, None)
-        iy = np.clip(np.minimum(cboxes[:, 3], y1) - np.maximum(cboxes[:, 1], y0), 0, None)
-        held = (ix * iy >= 0.8 * careas) & (careas < 0.4 * areas[i])
+    for i, inter in enumerate(box_intersection_matrix(boxes, cboxes)):
+        held = (inter >= 0.8 * careas) & (careas < 0.4 * areas[i])
         if held.sum() >= 2 or (held & (careas >= 0.1 * areas[i])).any():
             drop.add(i)
     kept = [k for k in range(len(flat)) if k not in drop]
@@ -662,12 +658,9 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     flat = [flat[k] for k in kept]
     drop = set()
     keep = []
-    for c in colours:
+    for c, inter in zip(colours, box_intersection_matrix(cboxes, boxes), strict=True):
         x0, y0, x1, y1 = c.bbox
         ca = max((x1 - x0) * (y1 - y0), 1e-9)
-        ix = np.clip(np.minimum(boxes[:, 2], x1) - np.maximum(boxes[:, 0], x0), 0, None)
-        iy = np.clip(np.minimum(boxes[:, 3], y1) - np.maximum(boxes[:, 1], y0), 0, None)
-        inter = ix * iy
         iou = inter / (areas + ca - inter)
         if (iou >= 0.7).any() or ((inter >= 0.5 * ca) & (areas >= ca)).any():
             continue
