@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from flowpath.transcribe.ocr.choice import (CHART_BELOW, CROP_BELOW, HAND_KEEP_AT, SMALL_BELOW, choose_engines,
-                                            more_english)
+from flowpath.transcribe.ocr.choice import (
+    CHART_BELOW,
+    CROP_BELOW,
+    HAND_KEEP_AT,
+    SMALL_BELOW,
+    choose_engines,
+    more_english,
+)
 from tests.transcribe.markers import require_rapidocr, require_tesserocr
 
 #: a handwriting face of data_gen's train fonts (fonts-bwht), never the eval set's held-out ones
