@@ -745,9 +745,9 @@ def make_flowvqa_questions(chart: FlowChart, chart_id: str, rng: random.Random, 
         if nxt and form < 0.5:
             s = rng.choice(nxt)
             q = rng.choice([f"What is the immediate next step after you {_lower_first(reword(text[x], rng))}, and what decision led to that step?",
-                            f"After {_lower_first(reword(text[x], rng))}, what comes next, and which check sends you there?"])
-            a = (f"The next step is to {_lower_first(reword(text[s], rng))}; you get there after answering "
-                 f"'{lab}' to '{text[d]}'.")
+                            f"After {_lower_first(reword(text[x], rng))}, what comes next, and which check leads there?"])
+            a = (f"The next step is to {_lower_first(reword(text[s], rng))}; the step before it follows the "
+                 f"'{lab}' answer to '{text[d]}'.")
             add("flow_referential", q, a, [d, x, s])
         elif form < 0.8:
             q = rng.choice([f"Which decision has to be answered before you {_lower_first(reword(text[x], rng))}, and with what answer?",
@@ -833,12 +833,15 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
     clause = settle(text[d2], e.condition or "", rng)
     if clause is None:
         return None
-    facts = []
+    # the background goes into the opening sentence, as in the paper's example ("Sophia is
+    # working on a garden design that was initially measured in yards")
+    opening = f"{who} is following this process."
     before = [p for p in chart.predecessors(d1) if kind[p] not in ("start", "decision")]
     if before:
         earlier = _lower_first(reword(text[before[0]], rng))
-        facts.append(rng.choice([f"Earlier in the day, {name} had to {earlier}.",
-                                 f"The whole thing began when {name} set out to {earlier}."]))
+        opening = rng.choice([f"{who} is following this process, which began when they had to {earlier}.",
+                              f"{who} is partway through a task that started with the need to {earlier}."])
+    facts = []
     pick = reword(text[chosen], rng)
     facts.append(rng.choice([f"{name} opts to {_lower_first(pick)}.",
                              f"{name} decides to {_lower_first(pick)}."]))
@@ -848,7 +851,7 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
     facts.append(rng.choice([f"A quick look shows that {clause}.", f"As it happens, {clause}."]))
     ask = rng.choice([f"What should {name} do about it?", f"How should {name} proceed?",
                       f"Does {name} need to do anything before moving on?"])
-    story = " ".join([f"{who} is following this process.", scenery, *facts, ask])
+    story = " ".join([opening, scenery, *facts, ask])
     target = reword(text[e.target], rng)
     answer = rng.choice([f"{name} should {_lower_first(target)}.", f"{name} needs to {_lower_first(target)}."])
     return story, answer, [*path, e.target]
