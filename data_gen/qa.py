@@ -645,6 +645,18 @@ def _lower_first(t: str) -> str:
     return t[0].lower() + t[1:] if t else t
 
 
+def _check_subject(decision: str) -> str:
+    """What a check is about, without its predicate: "the credit score" for "Is the credit score
+    above 600?", "the fee" for "Has the fee been paid?"."""
+    m = _THRESHOLD.match(decision.strip())
+    if m:
+        return m.group(1)
+    words = decision.strip().rstrip("?").split()
+    rest = words[1:] if words and words[0] in _AUX else words
+    n_subj = 2 if rest and rest[0].lower() in ("the", "a", "an", "all") else 1
+    return " ".join(rest[:n_subj]) or decision
+
+
 def _persona(name: str, domain: str, rng: random.Random) -> tuple[str, str]:
     """A story's opening: who the person is, and one sentence of scenery that grounds nothing."""
     role = rng.choice(_ROLES.get(domain, _ROLES["wiki"]))
@@ -845,9 +857,11 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
     pick = reword(text[chosen], rng)
     facts.append(rng.choice([f"{name} opts to {_lower_first(pick)}.",
                              f"{name} decides to {_lower_first(pick)}."]))
-    subject = text[d2].rstrip("?")
-    facts.append(rng.choice([f"{name} is unsure about one thing: {_lower_first(subject)}?",
-                             f"{name} then wonders: {_lower_first(subject)}?"]))
+    # the doubt names the later check by its subject only: restating the whole check would
+    # read as settling it ("has the fee been paid?" reads as "the fee has been paid")
+    subject = _check_subject(text[d2])
+    facts.append(rng.choice([f"{name} is unsure what {subject} means for the next step.",
+                             f"{name} then wonders whether {subject} matters here."]))
     facts.append(rng.choice([f"A quick look shows that {clause}.", f"As it happens, {clause}."]))
     ask = rng.choice([f"What should {name} do about it?", f"How should {name} proceed?",
                       f"Does {name} need to do anything before moving on?"])
