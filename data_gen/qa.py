@@ -773,10 +773,9 @@ def make_flowvqa_questions(chart: FlowChart, chart_id: str, rng: random.Random, 
             q = f"If {clause}, what are the next two steps?"
             add("flow_referential", q, f"First {_lower_first(reword(text[x], rng))}, then {_lower_first(reword(text[s], rng))}.", [d, x, s])
 
-    topo = [q for q in make_questions(chart, chart_id, rng, per_type=per_type, domain=domain)
-            if q["type"] == "topological"]
-    for q in topo:
-        add("topological", q["question"], q["answer"], q["gold"])
+    for rec in make_questions(chart, chart_id, rng, per_type=per_type, domain=domain):
+        if rec["type"] == "topological":
+            add("topological", rec["question"], rec["answer"], rec["gold"])
     return out
 
 

@@ -9,7 +9,14 @@ import re
 import networkx as nx
 import pytest
 
-from data_gen.qa import main, make_flowvqa_questions, make_hard_questions, make_questions, random_chart, settle
+from data_gen.qa import (
+    main,
+    make_flowvqa_questions,
+    make_hard_questions,
+    make_questions,
+    random_chart,
+    settle,
+)
 from flowpath.datasets.febench import Benchmark
 from flowpath.mermaid import parse_mermaid
 from flowpath.reason import QUESTION_TYPES, classify_question
@@ -195,7 +202,7 @@ def test_flowvqa_stories_settle_every_check_on_the_gold_walk():
         assert story.rstrip().endswith("?") and len(re.split(r"(?<=[.!?])\s+", story)) >= 4, story
         chose = re.search(r"\b(opts|decides) to\b", story) is not None
         choices += chose
-        for a, b in zip(gold, gold[1:]):
+        for a, b in zip(gold, gold[1:], strict=False):
             if chart.nodes[a].kind != "decision":
                 continue
             cond = next(e.condition for e in chart.out_edges(a) if e.target == b)
