@@ -12,6 +12,7 @@ referential, topological), each with the nodes that ground it, generated from `F
 Answers are paraphrased (words dropped, synonyms, framing) so that matching is not verbatim.
 
     python -m data_gen.qa --out /work/scratch/qa --charts 300 --seed 0
+    python -m data_gen.qa --out OUT --charts 300 --seed 3 --style flowvqa   # FlowVQA-style questions
     python -m data_gen.qa --out OUT --from-bench GENERATED_SET --per-type 2
 """
 
