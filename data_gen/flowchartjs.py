@@ -36,8 +36,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from data_gen.geometry import bbox_of, resolve_shape
 from data_gen.graphviz import _shade_of
 from data_gen.styles import StyleSpec, _text_on, gradient_stops
+from flowpath.geometry import box_intersection_matrix
 from flowpath.graph.core import FlowChart
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -248,3 +252,75 @@ def to_flowchartjs(plan: FlowchartjsPlan, style: StyleSpec, rng: random.Random) 
     if style.shadow:
         css = "#{id} .flowchart { filter: drop-shadow(3px 3px 2px rgba(0,0,0,0.45)); }"
     return "\n".join(lines), opts, css
+
+
+#: layouts tried per chart before giving up on flowchart.js's naive placement
+TRIES = 12
+
+
+def draw_flowchartjs(renderer: Any, chart: FlowChart, style: StyleSpec,
+                     rng: random.Random) -> tuple[FlowchartjsPlan, Any]:
+    """Draw ``chart`` with flowchart.js in the renderer's page and measure it.
+
+    flowchart.js places symbols and routes connectors without checking for room: a layout
+    whose symbols overlap or whose connectors cross a third symbol is drawn again with other
+    knobs (line length, the side of each condition's yes branch), up to `TRIES` times.
+
+    Args:
+        renderer: a started `data_gen.render.MermaidRenderer`.
+        chart: the chart to draw; style: its look; rng: the layout knobs' generator.
+
+    Returns:
+        ``(plan, render)``: `FlowchartjsPlan` (``plan.chart`` is the gold) and the page's
+        `RenderOutput`, node and edge ends named by ``plan.chart``'s node ids.
+
+    Raises:
+        ValueError: no usable layout in `TRIES` tries, or a chart flowchart.js cannot start.
+    """
+    plan = flowchartjs_chart(chart)
+    alias = {f"n{i}": nid for i, nid in enumerate(plan.chart.nodes)}
+    problem = ""
+    for _ in range(TRIES):
+        source, options, css = to_flowchartjs(plan, style, rng)
+        r = renderer.render_flowchartjs(source, options, css=css, background=style.background)
+        for n in r.nodes:
+            n["id"] = alias[n["id"]]
+        for e in r.edges:
+            e["source"], e["target"] = alias[e["source"]], alias[e["target"]]
+        problem = layout_problem(plan.chart, r)
+        if not problem:
+            return plan, r
+    raise ValueError(f"flowchart.js: no usable layout in {TRIES} tries ({problem})")
+
+
+def layout_problem(chart: FlowChart, r: Any) -> str:
+    """What is wrong with a flowchart.js drawing of ``chart`` ("" if nothing): a node or edge
+    not drawn, two symbols' boxes overlapping, or a connector running through a third symbol."""
+    drawn = {n["id"] for n in r.nodes}
+    if drawn != set(chart.nodes):
+        return f"symbols drawn {sorted(drawn)} != nodes {sorted(chart.nodes)}"
+    want = sorted((e.source, e.target) for e in chart.edges)
+    got = sorted((e["source"], e["target"]) for e in r.edges)
+    if got != want:
+        return f"connectors drawn {got} != edges {want}"
+    boxes = []
+    for n in r.nodes:
+        pts = [p for s in n["shapes"] for p in resolve_shape(s)["pts"]]
+        boxes.append(bbox_of(pts))
+    # grown by 2 units a side: symbols closer than that would have touching strokes
+    b = np.asarray(boxes) + np.array([-2.0, -2.0, 2.0, 2.0])
+    hit = box_intersection_matrix(b, b) > 0
+    np.fill_diagonal(hit, False)
+    if hit.any():
+        i, j = (int(v) for v in np.argwhere(hit)[0])
+        return f"symbols {r.nodes[i]['id']!r} and {r.nodes[j]['id']!r} overlap"
+    # a connector through a third symbol (over its text): its author would have moved a branch
+    inner = np.asarray(boxes) + np.array([3.0, 3.0, -3.0, -3.0])
+    for e in r.edges:
+        p = np.asarray(e["points"], dtype=float)
+        inside = ((p[:, None, 0] > inner[None, :, 0]) & (p[:, None, 0] < inner[None, :, 2])
+                  & (p[:, None, 1] > inner[None, :, 1]) & (p[:, None, 1] < inner[None, :, 3]))
+        for k in np.flatnonzero(inside.any(axis=0)):
+            if r.nodes[k]["id"] not in (e["source"], e["target"]):
+                return f"connector {e['source']}->{e['target']} crosses symbol {r.nodes[k]['id']!r}"
+    return ""

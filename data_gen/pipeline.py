@@ -451,7 +451,16 @@ def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Calla
         from data_gen.graphviz import dot_svg, to_dot
 
         rng = random.Random(f"dot:{job.id}")
-        r = renderer.measure_graphviz(dot_svg(to_dot(job.chart, job.style, rng)))
+        dot = to_dot(job.chart, job.style, rng)
+        try:
+            svg = dot_svg(dot)
+        except ValueError:
+            if "splines=ortho" not in dot:
+                raise
+            # dot's orthogonal router aborts on some graphs with edge labels (an assertion in
+            # its maze.c): such a chart is drawn with polyline splines rather than skipped
+            svg = dot_svg(dot.replace("splines=ortho", "splines=polyline"))
+        r = renderer.measure_graphviz(svg)
         W, H, scale = raster_size(r.view_box, **size(r.view_box))
         task["style"]["renderer"] = "graphviz"
         task.update(svg=r.svg, width=W, height=H, scale=list(scale),
@@ -516,83 +525,22 @@ def _render_plantuml(renderer: Any, job: ChartJob, cfg: GenConfig, task: dict[st
     return task
 
 
-#: layouts tried per chart before giving up on flowchart.js's naive placement
-FLOWCHARTJS_TRIES = 12
-
-
 def _render_flowchartjs(renderer: Any, job: ChartJob, task: dict[str, Any],
                         size: Callable[[tuple[float, ...]], dict[str, Any]]) -> dict[str, Any]:
     """flowchart.js drawing of the job's chart, measured and screenshot in the page; the
-    record's gold becomes the chart as drawn (`data_gen.flowchartjs.flowchartjs_chart`).
-    flowchart.js places symbols and routes connectors without checking for room: a layout
-    whose symbols overlap or whose connectors cross a symbol is drawn again with other knobs
-    (line length, the side of each condition's yes branch), up to `FLOWCHARTJS_TRIES` times."""
-    from data_gen.flowchartjs import flowchartjs_chart, to_flowchartjs
+    record's gold becomes the chart as drawn (`data_gen.flowchartjs.draw_flowchartjs`)."""
+    from data_gen.flowchartjs import draw_flowchartjs
     from data_gen.geometry import raster_size
     from flowpath.mermaid import to_mermaid
 
     assert job.chart is not None
-    plan = flowchartjs_chart(job.chart)
-    ids = list(plan.chart.nodes)
-    rng = random.Random(f"flowchartjs:{job.id}")
-    problem = ""
-    for _ in range(FLOWCHARTJS_TRIES):
-        source, options, css = to_flowchartjs(plan, job.style, rng)
-        r = renderer.render_flowchartjs(source, options, css=css, background=job.style.background)
-        alias = {f"n{i}": nid for i, nid in enumerate(ids)}
-        for n in r.nodes:
-            n["id"] = alias[n["id"]]
-        for e in r.edges:
-            e["source"], e["target"] = alias[e["source"]], alias[e["target"]]
-        problem = _check_flowchartjs(plan.chart, r)
-        if not problem:
-            break
-    else:
-        raise ValueError(f"flowchart.js: no usable layout in {FLOWCHARTJS_TRIES} tries ({problem})")
+    plan, r = draw_flowchartjs(renderer, job.chart, job.style, random.Random(f"flowchartjs:{job.id}"))
     W, H, scale = raster_size(r.view_box, **size(r.view_box))
     task["style"]["renderer"] = "flowchartjs"
     task.update(mermaid=to_mermaid(plan.chart), chart=plan.chart.to_dict(), png=renderer.screenshot(W, H),
                 width=W, height=H, scale=list(scale),
                 render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges, "clusters": []})
     return task
-
-
-def _check_flowchartjs(chart: FlowChart, r: Any) -> str:
-    """What is wrong with a flowchart.js drawing of ``chart`` ("" if nothing): a node or edge
-    not drawn, two symbols' boxes overlapping, or a connector running through a third symbol."""
-    import numpy as np
-
-    from data_gen.geometry import bbox_of, resolve_shape
-    from flowpath.geometry import box_intersection_matrix
-
-    drawn = {n["id"] for n in r.nodes}
-    if drawn != set(chart.nodes):
-        return f"symbols drawn {sorted(drawn)} != nodes {sorted(chart.nodes)}"
-    want = sorted((e.source, e.target) for e in chart.edges)
-    got = sorted((e["source"], e["target"]) for e in r.edges)
-    if got != want:
-        return f"connectors drawn {got} != edges {want}"
-    boxes = []
-    for n in r.nodes:
-        pts = [p for s in n["shapes"] for p in resolve_shape(s)["pts"]]
-        boxes.append(bbox_of(pts))
-    # grown by 2 units a side: symbols closer than that would have touching strokes
-    b = np.asarray(boxes) + np.array([-2.0, -2.0, 2.0, 2.0])
-    hit = box_intersection_matrix(b, b) > 0
-    np.fill_diagonal(hit, False)
-    if hit.any():
-        i, j = (int(v) for v in np.argwhere(hit)[0])
-        return f"symbols {r.nodes[i]['id']!r} and {r.nodes[j]['id']!r} overlap"
-    # a connector through a third symbol (over its text): its author would have moved a branch
-    inner = np.asarray(boxes) + np.array([3.0, 3.0, -3.0, -3.0])
-    for e in r.edges:
-        p = np.asarray(e["points"], dtype=float)
-        inside = ((p[:, None, 0] > inner[None, :, 0]) & (p[:, None, 0] < inner[None, :, 2])
-                  & (p[:, None, 1] > inner[None, :, 1]) & (p[:, None, 1] < inner[None, :, 3]))
-        for k in np.flatnonzero(inside.any(axis=0)):
-            if r.nodes[k]["id"] not in (e["source"], e["target"]):
-                return f"connector {e['source']}->{e['target']} crosses symbol {r.nodes[k]['id']!r}"
-    return ""
 
 
 def _check_plantuml(chart: FlowChart, r: Any) -> None:

@@ -31,9 +31,11 @@ def node_shape_masks(svg: str, width: int, height: int, dom_ids: list[str],
     targets = {root.xpath(f"//*[@id='{d}']")[0]: c for d, c in zip(dom_ids, colours, strict=True)}
     keep = {a for t in targets for a in t.iterancestors()} | set(targets)
     for el in root.iter():
-        if not isinstance(el.tag, str) or el is root or el in keep:
+        # a node's id is on a group of shapes (Mermaid, Graphviz) or on the shape itself
+        # (flowchart.js): a childless target is painted like a shape inside a group
+        if not isinstance(el.tag, str) or el is root or (el in keep and not (el in targets and not len(el))):
             continue
-        owner = next((targets[a] for a in el.iterancestors() if a in targets), None)
+        owner = targets.get(el) or next((targets[a] for a in el.iterancestors() if a in targets), None)
         if owner is None:
             el.set("style", "display:none")
             continue
