@@ -467,6 +467,26 @@ def settle(decision: str, condition: str, rng: random.Random) -> str | None:
     return f"{subject} {aux} {pred}" if yes else f"{subject} {aux} {rng.choice(['not', 'not', 'never'])} {pred}"
 
 
+def _pick_threshold(numeric: list[str], text: dict[str, str], rng: random.Random) -> tuple[str, str, str, str]:
+    """A random numeric check among ``numeric`` and its parts: ``(id, subject, comparison, value)``."""
+    d = rng.choice(numeric)
+    m = _THRESHOLD.match(text[d])
+    assert m is not None
+    subject, comparison, t = m.groups()
+    return d, subject, comparison, t
+
+
+def _chart_views(chart: FlowChart) -> tuple[nx.DiGraph, dict[str, str], dict[str, str], list[str],
+                                             list[tuple[str, Edge]]]:
+    """What the question makers read off a chart: its graph, node texts and kinds, the process
+    steps, and the decision branches that lead to a non-decision node."""
+    text = {n.id: (n.text or n.id).strip() for n in chart}
+    kind = {n.id: n.kind for n in chart}
+    steps = [n for n in chart.nodes if kind[n] not in ("start", "end", "terminal", "decision")]
+    branches = [(d, e) for d, e in _decision_branches(chart) if kind[e.target] != "decision"]
+    return chart.to_networkx(), text, kind, steps, branches
+
+
 def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_type: int = 1,
                         domain: str = "synthetic") -> list[dict[str, Any]]:
     """Questions whose wording does not copy node texts, in the benchmark's four types.
@@ -482,11 +502,7 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     `make_questions`' (they quote node names). The conventions and their sources are in
     docs/reasoning.md ("Gold conventions"). Arguments and records as `make_questions`.
     """
-    g = chart.to_networkx()
-    text = {n.id: (n.text or n.id).strip() for n in chart}
-    kind = {n.id: n.kind for n in chart}
-    steps = [n for n in chart.nodes if kind[n] not in ("start", "end", "terminal", "decision")]
-    branches = [(d, e) for d, e in _decision_branches(chart) if kind[e.target] != "decision"]
+    g, text, kind, steps, branches = _chart_views(chart)
     out: list[dict[str, Any]] = []
 
     def add(qtype: str, q: str, a: str, gold: list[str]) -> None:
@@ -508,10 +524,7 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
                 continue
         if numeric and r < 0.6:
             # a value stated in one node: the check's threshold (gold: that decision alone)
-            d = rng.choice(numeric)
-            m = _THRESHOLD.match(text[d])
-            assert m is not None
-            subject, comparison, t = m.groups()
+            d, subject, comparison, t = _pick_threshold(numeric, text, rng)
             q = rng.choice([f"What value is {subject} compared against?",
                             f"Which threshold does the chart use for {subject}?",
                             f"According to the chart, what limit applies to {subject}?"])
@@ -684,11 +697,7 @@ def make_flowvqa_questions(chart: FlowChart, chart_id: str, rng: random.Random, 
     after X, and what decision led to this step?"; gold: the decision, X and its neighbour).
     Topological questions are `make_questions`'. Arguments and records as `make_questions`.
     """
-    g = chart.to_networkx()
-    text = {n.id: (n.text or n.id).strip() for n in chart}
-    kind = {n.id: n.kind for n in chart}
-    steps = [n for n in chart.nodes if kind[n] not in ("start", "end", "terminal", "decision")]
-    branches = [(d, e) for d, e in _decision_branches(chart) if kind[e.target] != "decision"]
+    g, text, kind, steps, branches = _chart_views(chart)
     out: list[dict[str, Any]] = []
 
     def add(qtype: str, q: str, a: str, gold: list[str]) -> None:
@@ -701,10 +710,7 @@ def make_flowvqa_questions(chart: FlowChart, chart_id: str, rng: random.Random, 
     for _ in range(per_type):  # fact retrieval: information localised in one node
         r = rng.random()
         if numeric and r < 0.3:
-            d = rng.choice(numeric)
-            m = _THRESHOLD.match(text[d])
-            assert m is not None
-            subject, comparison, t = m.groups()
+            d, subject, comparison, t = _pick_threshold(numeric, text, rng)
             q = rng.choice([f"What value does the flowchart compare {subject} with?",
                             f"According to the flowchart, what limit is set for {subject}?",
                             f"What is the threshold for {subject} in this process?"])
