@@ -9,14 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from flowpath.transcribe.ocr.choice import (
-    CHART_BELOW,
-    CROP_BELOW,
-    HAND_KEEP_AT,
-    SMALL_BELOW,
-    choose_engines,
-    more_english,
-)
+from flowpath.transcribe.ocr.choice import CHART_BELOW, CROP_BELOW, HAND_KEEP_AT, choose_engines
 from tests.transcribe.markers import require_rapidocr, require_tesserocr
 
 #: a handwriting face of data_gen's train fonts (fonts-bwht), never the eval set's held-out ones
@@ -38,28 +31,6 @@ def test_a_print_chart_asks_rapidocr_only_for_doubtful_crops():
     assert not plan.handwritten and plan.second == (2, 3)
     assert plan.keep_second(0.2, 0.5, True) and not plan.keep_second(0.5, 0.2, True)
     assert choose_engines([None, None]) == choose_engines([])
-
-
-def test_small_print_crops_are_asked_again_below_their_own_threshold():
-    sure, between = 0.99, (CROP_BELOW + SMALL_BELOW) / 2
-    plan = choose_engines([sure, between, between, sure], small=[False, False, True, True])
-    assert not plan.handwritten and plan.second == (2,)  # only the small crop tesseract doubts
-    assert choose_engines([sure, between, sure]).second == ()
-
-
-def test_small_print_keeps_the_reading_with_more_english_words():
-    from flowpath.transcribe.ocr.engines import Reading
-    from flowpath.transcribe.ocr.text import frequency_words
-
-    if not frequency_words():
-        pytest.skip("needs symspellpy's frequency list (flowpath[ocr])")
-    misread = Reading([(0, 0, 10, "Agle"), (0, 5, 10, "the"), (0, 9, 10, "lcaves")], 0.8)
-    right = Reading([(0, 0, 10, "Apply the leaves")], 0.7)
-    # more known words wins over tesseract's higher confidence
-    assert more_english(right, misread) and not more_english(misread, right)
-    # as many known words: the more confident reading
-    sure = Reading([(0, 0, 10, "Apply"), (0, 5, 10, "the leaves")], 0.9)
-    assert more_english(sure, right) and not more_english(right, sure)
 
 
 def _touching_lines(text: str, size: int = 40) -> np.ndarray:

@@ -11,11 +11,6 @@ after tesseract has read them all:
 2. **Per crop**, on the other charts: a node tesseract read with a confidence below
    ``CROP_BELOW`` (or not at all) is read by rapidocr too, and the more confident reading is
    kept (tesseract's 0-100 scaled to 0-1, rapidocr's line score).
-3. **Small print** (a crop whose text lines are under `crops.SMALL_LINE` px, `TextCrop.small`):
-   tesseract misreads 10-px serif text on saturated fills *confidently* ("Spurt" for "Start"),
-   so such a node is read again below ``SMALL_BELOW``, and the reading with more words the
-   English frequency list knows (`text.known_word_margin`) is kept, the more confident one on
-   a tie. Clean renders have larger text and never take this step.
 
 Clean renders are read confidently by tesseract, so neither step sends them to the slower
 engine. The thresholds were chosen per node on a generated hand-drawn tuning set drawn in the train
@@ -42,9 +37,6 @@ CHART_BELOW = 0.79
 CROP_BELOW = 0.6
 #: rapidocr line confidence (0-1) from which its reading replaces tesseract's on a handwritten chart
 HAND_KEEP_AT = 0.5
-#: tesseract confidence (0-1) under which a small-print node of a print chart is read again
-#: (step 3; chosen on the wild tuning set ocrwild4_tune, docs/transcription.md)
-SMALL_BELOW = 0.85
 
 
 @dataclass(frozen=True)
@@ -67,8 +59,7 @@ class EngineChoice:
 
 
 def choose_engines(confidences: Sequence[float | None], *, chart_below: float = CHART_BELOW,
-                   crop_below: float = CROP_BELOW, small: Sequence[bool] | None = None,
-                   small_below: float = SMALL_BELOW) -> EngineChoice:
+                   crop_below: float = CROP_BELOW) -> EngineChoice:
     """The engine plan of one chart from tesseract's confidence per node crop.
 
     Args:
@@ -76,8 +67,6 @@ def choose_engines(confidences: Sequence[float | None], *, chart_below: float = 
             nothing; None for a crop without ink (never read again).
         chart_below: step 1's threshold on the median over crops with ink.
         crop_below: step 2's per-crop threshold.
-        small: per crop, whether it is small print (step 3); None = none is.
-        small_below: step 3's per-crop threshold.
 
     Returns:
         Which crops rapidocr reads, and whether the chart is taken as handwritten.
@@ -86,10 +75,8 @@ def choose_engines(confidences: Sequence[float | None], *, chart_below: float = 
     if not inked:
         return EngineChoice(False, ())
     handwritten = statistics.median(inked) < chart_below
-    limits = [1.01 if handwritten else small_below if small and small[i] else crop_below
-              for i in range(len(confidences))]
-    return EngineChoice(handwritten, tuple(i for i, c in enumerate(confidences)
-                                           if c is not None and c < limits[i]))
+    limit = 1.01 if handwritten else crop_below
+    return EngineChoice(handwritten, tuple(i for i, c in enumerate(confidences) if c is not None and c < limit))
 
 
 def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading],
@@ -111,8 +98,7 @@ def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading]
         alone on the doubtful crops (`RapidOCREngine.recognise`, as cheap as it gets).
     """
     plan = choose_engines([None if c is None else r.confidence for c, r in zip(crops, readings, strict=True)],
-                          chart_below=chart_below, crop_below=crop_below,
-                          small=[c is not None and c.small for c in crops])
+                          chart_below=chart_below, crop_below=crop_below)
     rapid = engine() if plan.second else None
     if rapid is None:
         return list(readings)
@@ -120,21 +106,6 @@ def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading]
     again = rapid.read(asked) if plan.handwritten else rapid.recognise(asked)
     out = list(readings)
     for i, r in zip(plan.second, again, strict=True):
-        crop = crops[i]
-        if not plan.handwritten and crop is not None and crop.small and r.words:
-            if more_english(r, readings[i]):
-                out[i] = r
-        elif plan.keep_second(readings[i].confidence, r.confidence, bool(r.words)):
+        if plan.keep_second(readings[i].confidence, r.confidence, bool(r.words)):
             out[i] = r
     return out
-
-
-def more_english(second: Reading, first: Reading) -> bool:
-    """Step 3: whether ``second`` has more known English words than ``first`` (net of unknown
-    ones, `text.known_word_margin`), or as many and a higher confidence."""
-    from flowpath.transcribe.ocr.text import known_word_margin
-
-    def key(r: Reading) -> tuple[int, float]:
-        return known_word_margin(" ".join(w[3] for w in r.words)), r.confidence
-
-    return key(second) > key(first)

@@ -59,9 +59,6 @@ class TextCrop:
     clipped: bool = False
     #: words tesseract is less confident of (0-100) are dropped
     min_conf: float = 0.0
-    #: small print (text lines under `SMALL_LINE` px in the image): tesseract is often
-    #: confidently wrong there, so `flowpath.transcribe.ocr.choice` asks rapidocr more often
-    small: bool = False
 
 
 def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height: float | None = None,
@@ -160,10 +157,7 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
         # (Mermaid sizes boxes with one font and the rasteriser draws with another)
         d = cv2.distanceTransform(np.pad(inside.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
         clipped = bool(((out < 128) & (d <= 2.5)).any())
-    crop = _finish_crop(out, line_height, max_width, clipped)
-    if crop is not None:
-        crop.small = small
-    return crop
+    return _finish_crop(out, line_height, max_width, clipped)
 
 
 def hachure_strokes(rgb: np.ndarray, dist: np.ndarray, ink: np.ndarray, core: np.ndarray,

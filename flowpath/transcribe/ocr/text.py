@@ -275,21 +275,6 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
     return " ".join(out)
 
 
-def known_word_margin(text: str) -> int:
-    """Words of ``text`` the English frequency list knows minus those it does not (words of
-    letters only; 0 without ``symspellpy``): which of two engines' readings of one small-print
-    crop looks more like English.
-
-    >>> known_word_margin("Apply the leaves"), known_word_margin("Agle the lcaves")  # doctest: +SKIP
-    (3, -1)
-    """
-    freq = frequency_words()
-    if not freq:
-        return 0
-    known = [w.lower() in freq for w in re.findall(r"[A-Za-z]+", text)]
-    return 2 * sum(known) - len(known)
-
-
 def _nearest_word(word: str, freq: dict[str, int]) -> str | None:
     """The most frequent word of ``freq`` at the fewest edits (at most the allowed) from
     ``word``; None when there is none."""
