@@ -16,6 +16,7 @@ import numpy as np
 from flowpath.geometry import Region
 from flowpath.segment.postprocess import (
     fill_holes,
+    holds_text,
     innermost_regions,
     interior_blobs,
     polygon_of_contour,
@@ -45,10 +46,6 @@ HELD_MIN_SIDE = 1.6
 HELD_CORE = 0.3
 #: share of the ring around a held node that is the subgraph's own fill colour
 HELD_ON_FILL = 0.6
-#: text inside a fill: pixels this far (grey levels) from the fill's median ...
-TEXT_STEP = 50
-#: ... or this many pixels half as far (small text blurred into the fill by JPEG)
-FAINT_TEXT_PIXELS = 24
 
 
 def chroma(image: np.ndarray) -> np.ndarray:
@@ -189,10 +186,7 @@ def _holds_text(grey: np.ndarray, has_holes: bool) -> bool:
     """Whether a blob's inner pixels (grey levels, 1-D) hold text: holes in the colour layer, or
     pixels clearly darker or lighter than the fill (white text on a dark fill). JPEG smears small
     text into the fill, so many pixels half as far from it count too."""
-    if has_holes:
-        return True
-    dev = np.abs(grey - np.median(grey))
-    return bool((dev > TEXT_STEP).sum() >= 8 or (dev > TEXT_STEP // 2).sum() >= FAINT_TEXT_PIXELS)
+    return has_holes or holds_text(np.abs(grey - np.median(grey)))
 
 
 def _edge_contrast(image: np.ndarray, blob: np.ndarray, x: int, y: int) -> float:
