@@ -680,7 +680,8 @@ def _holes_hold_text(crop: np.ndarray, flat: np.ndarray, holes: np.ndarray) -> b
     hold text: enough of their pixels far from the region's own colour (`holds_text`). On a
     JPEG raster a region of one colour (a filled start dot) has holes too: specks of
     compression noise a few levels off, where a label's glyphs are ink of another colour."""
-    fill = np.median(crop[flat][::7], axis=0)
+    step = 3 if min(flat.shape) >= 30 else 1  # a sample of the fill is enough for its median
+    fill = np.median(crop[::step, ::step][flat[::step, ::step]], axis=0)
     return holds_text(np.abs(crop[holes].astype(np.int16) - fill).max(axis=1))
 
 
