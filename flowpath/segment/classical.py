@@ -273,8 +273,9 @@ class ClassicalSegmenter(Segmenter):
             hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
             if area / max(hull, 1.0) < self.min_solidity:
                 continue
-            if not _blob_holds_text(work[y:y + h, x:x + w], m):
-                continue  # one colour throughout (a filled dot): a node holds a label
+            if pen is None and not _blob_holds_text(work[y:y + h, x:x + w], m):
+                continue  # one colour throughout (a filled dot): a node holds a label (on a
+                # hand-drawn chart the pen inside is the label, tested below)
             if pen is not None:
                 blob = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
                 held = pen[y:y + h, x:x + w] & cv2.erode(blob, np.ones((5, 5), np.uint8)).astype(bool)
