@@ -102,7 +102,7 @@ def newest_checkpoint(out: Path) -> Path | None:
     return cps[-1] if cps else None
 
 
-def save_checkpoint(out: Path, step: int, model: Any, optimizer: Any, scheduler: Any, rec: Any,
+def save_checkpoint(out: Path, step: int, model: Any, config: Any, optimizer: Any, scheduler: Any, rec: Any,
                     keep: int | None) -> None:
     from safetensors.torch import save_file
 
@@ -111,6 +111,8 @@ def save_checkpoint(out: Path, step: int, model: Any, optimizer: Any, scheduler:
     cp = out / f"checkpoint-{step}"
     cp.mkdir(parents=True, exist_ok=True)
     save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(cp / "model.safetensors"))
+    # a checkpoint folder is a model folder too (`LineRecogniserEngine(cp)`)
+    (cp / "config.json").write_text(json.dumps(config.to_dict(), indent=1) + "\n", encoding="utf-8")
     save_state({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()},
                cp / "optimizer.safetensors")
     (cp / "trainer.json").write_text(json.dumps({"step": step, "synth_seed": rec}), encoding="utf-8")
@@ -202,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
             log.flush()
             print(json.dumps(rec), flush=True)
         if step % cfg.save_steps == 0 or step == cfg.max_steps:
-            save_checkpoint(out, step, model, optimizer, scheduler, cfg.seed + start, cfg.save_total_limit)
+            save_checkpoint(out, step, model, mcfg, optimizer, scheduler, cfg.seed + start, cfg.save_total_limit)
     final_cer = evaluate(model, val_lines, val_texts, mcfg)
     save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(out / "model.safetensors"))
     (out / "config.json").write_text(json.dumps(mcfg.to_dict(), indent=1) + "\n", encoding="utf-8")
