@@ -14,6 +14,7 @@ from flowpath.transcribe.ocr.choice import SMALL_PRINT_BELOW, learned_opinion, p
 from flowpath.transcribe.ocr.crops import TextCrop, to_text_crop
 from flowpath.transcribe.ocr.engines import Reading
 from tests.markers import require_torch
+from tests.transcribe.markers import require_tesserocr
 
 #: a serif face of the training fonts (fonts-liberation); the shipped model never saw the
 #: wild eval set's held-out faces, and this test does not need them
@@ -138,3 +139,23 @@ def test_small_print_takes_the_learned_reading_unless_the_kept_one_is_surer():
     for height, factory in ((SMALL_PRINT_BELOW, lambda: engine), (None, lambda: engine), (8.0, lambda: None)):
         assert learned_opinion([crop] * 4, kept, factory, height) == kept
     assert engine.calls == 1
+
+
+@require_torch
+@require_tesserocr
+@needs_serif
+def test_the_transcriber_asks_the_learned_engine_only_for_small_print():
+    from flowpath.transcribe.ocr import OCRTranscriber
+
+    tr = OCRTranscriber(learned=True, workers=1)
+    tr._learned, _ = _tiny_engine()  # a real (random-init) recogniser in place of the shipped one
+    crop = to_text_crop(_small_print("Is the dough ready?", 11, (40, 96, 170), (255, 255, 255), 60), None,
+                        line_height=11.0)
+    ordinary = tr.read([crop, None], line_height=SMALL_PRINT_BELOW + 2)
+    assert all(r.engine != "textrec" for r in ordinary)  # tesseract (or rapidocr, on doubt)
+    small = tr.read([crop, None], line_height=11.0)
+    assert small[1].engine != "textrec" and not small[1].words  # no crop: nothing read by anyone
+    learned = tr._learned.read([crop])[0]
+    # the learned reading is kept exactly when the rule prefers it over tesseract's
+    assert (small[0].engine == "textrec") == prefer_learned(ordinary[0], learned)
+    assert OCRTranscriber(workers=1).read([crop], line_height=11.0)[0].engine != "textrec"  # off by default
