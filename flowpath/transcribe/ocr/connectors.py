@@ -40,6 +40,9 @@ class Component:
     label: int
     contacts: list[Contact] = field(default_factory=list)
     label_boxes: list[int] = field(default_factory=list)
+    #: the piece encloses a node-sized area (`mark_unseen_shapes`): it holds the outline of a
+    #: node the segmenter missed, so its contacts are not linked to each other directly
+    through_shape: bool = False
 
 
 def background_color(img: np.ndarray) -> np.ndarray:
@@ -557,6 +560,38 @@ def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: 
             lut[k] = root(k)
         comp = lut[comp]
     return comp, {k: c for k, c in out.items() if c.contacts}
+
+
+#: a connector piece enclosing at least this share of the median node's area holds a node outline
+_SHAPE_SHARE = 0.25
+
+
+def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free: np.ndarray,
+                       regions: list[Region]) -> None:
+    """Set `Component.through_shape` on every piece whose outline encloses a node-sized area of
+    non-node, non-connector pixels.
+
+    Connector lines enclose nothing (nodes are cut out of the connector mask, and label boxes
+    are solid). A closed shape in a piece is the outline of a node that the segmenter missed
+    (a sketched diamond drawn with a gap, a hatched one): the connectors entering and leaving
+    it then form one piece, and pairing its contacts would report edges that skip the node
+    (A -> C for A -> B -> C).
+    """
+    if not regions or not components:
+        return
+    min_area = _SHAPE_SHARE * float(np.median([r.width * r.height for r in regions]))
+    contours, _ = cv2.findContours((comp > 0).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        if cv2.contourArea(c) < min_area:
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        inside = np.zeros((h, w), np.uint8)
+        cv2.drawContours(inside, [c - np.array([x, y])], -1, 1, thickness=-1)
+        win = comp[y:y + h, x:x + w]
+        enclosed = int(((inside > 0) & (win == 0) & (free[y:y + h, x:x + w] > 0)).sum())
+        k = int(comp[int(c[0, 0, 1]), int(c[0, 0, 0])])
+        if enclosed >= min_area and k in components:
+            components[k].through_shape = True
 
 
 def nearest_piece(comp: np.ndarray, components: dict[int, Component], box: Box, reach: float) -> int:
