@@ -562,36 +562,46 @@ def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: 
     return comp, {k: c for k, c in out.items() if c.contacts}
 
 
-#: a connector piece enclosing at least this share of the median node's area holds a node outline
+#: a connector piece holding a solid area of at least this share of the median node's area
+#: holds a node outline
 _SHAPE_SHARE = 0.25
 
 
 def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free: np.ndarray,
-                       regions: list[Region]) -> None:
-    """Set `Component.through_shape` on every piece whose outline encloses a node-sized area of
-    non-node, non-connector pixels.
+                       regions: list[Region], boxes: list[Box], pad: int, line_h: float) -> None:
+    """Set `Component.through_shape` on every piece that holds a node-sized area: the outline
+    of a node that the segmenter missed (a sketched diamond drawn with a gap, a hatched one).
 
-    Connector lines enclose nothing (nodes are cut out of the connector mask, and label boxes
-    are solid). A closed shape in a piece is the outline of a node that the segmenter missed
-    (a sketched diamond drawn with a gap, a hatched one): the connectors entering and leaving
-    it then form one piece, and pairing its contacts would report edges that skip the node
-    (A -> C for A -> B -> C).
+    The connectors entering and leaving such a node form one piece with it, and pairing that
+    piece's contacts would report edges that skip the node (A -> C for A -> B -> C). Connector
+    lines are thin and nodes are cut out of the connector mask, so what survives filling the
+    pieces' holes and an opening of one text line, outside the edge-label boxes (``boxes``
+    grown by ``pad``, solid in the mask), is a shape: its outline and fill or hatching.
     """
     if not regions or not components:
         return
     min_area = _SHAPE_SHARE * float(np.median([r.width * r.height for r in regions]))
-    contours, _ = cv2.findContours((comp > 0).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for c in contours:
-        if cv2.contourArea(c) < min_area:
+    pieces = (comp > 0).astype(np.uint8)
+    contours, _ = cv2.findContours(pieces, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    big = [c for c in contours if cv2.contourArea(c) >= min_area]
+    if not big:
+        return
+    solid = np.zeros_like(pieces)
+    cv2.drawContours(solid, big, -1, 1, thickness=-1)
+    solid &= free.astype(np.uint8)
+    for (bx0, by0, bx1, by1) in boxes:
+        solid[max(by0 - pad, 0):by1 + pad, max(bx0 - pad, 0):bx1 + pad] = 0
+    k = max(3, int(round(line_h)) | 1)
+    solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+    for j in range(1, n):
+        if stats[j, cv2.CC_STAT_AREA] < min_area:
             continue
-        x, y, w, h = cv2.boundingRect(c)
-        inside = np.zeros((h, w), np.uint8)
-        cv2.drawContours(inside, [c - np.array([x, y])], -1, 1, thickness=-1)
-        win = comp[y:y + h, x:x + w]
-        enclosed = int(((inside > 0) & (win == 0) & (free[y:y + h, x:x + w] > 0)).sum())
-        k = int(comp[int(c[0, 0, 1]), int(c[0, 0, 0])])
-        if enclosed >= min_area and k in components:
-            components[k].through_shape = True
+        ks = comp[lab == j]
+        ks = ks[ks > 0]
+        piece = int(np.bincount(ks).argmax()) if ks.size else 0
+        if piece in components:
+            components[piece].through_shape = True
 
 
 def nearest_piece(comp: np.ndarray, components: dict[int, Component], box: Box, reach: float) -> int:
