@@ -537,7 +537,10 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
         if not targets:
             break
         target = rng.choice(targets)
-        decisions = [a for a in nx.ancestors(g, target) if kind[a] == "decision"]
+        # chart order, not the set's: a set of strings iterates in hash order, which changes
+        # with PYTHONHASHSEED and would make the same --seed write different questions
+        ancestors = nx.ancestors(g, target)
+        decisions = [a for a in chart.nodes if a in ancestors and kind[a] == "decision"]
         first = rng.choice(decisions)
         path = nx.shortest_path(g, first, target)
         if len(path) > 6:
