@@ -576,14 +576,18 @@ def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free:
     piece's contacts would report edges that skip the node (A -> C for A -> B -> C). Connector
     lines are thin and nodes are cut out of the connector mask, so what survives filling the
     pieces' holes and an opening of one text line, outside the edge-label boxes (``boxes``
-    grown by ``pad``, solid in the mask), is a shape: its outline and fill or hatching.
+    grown by ``pad``, solid in the mask), is a shape: its outline and fill or hatching. A piece
+    whose outline goes round a found node is a subgraph's frame, not a missed node.
     """
     if not regions or not components:
         return
     min_area = _SHAPE_SHARE * float(np.median([r.width * r.height for r in regions]))
     pieces = (comp > 0).astype(np.uint8)
     contours, _ = cv2.findContours(pieces, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    big = [c for c in contours if cv2.contourArea(c) >= min_area]
+    # a piece around a found node is a subgraph's frame or fill that survived `find_frames`
+    big = [c for c in contours if cv2.contourArea(c) >= min_area
+           and not any(cv2.pointPolygonTest(c, (float(r.center[0]), float(r.center[1])), False) > 0
+                       for r in regions)]
     if not big:
         return
     solid = np.zeros_like(pieces)
