@@ -596,7 +596,7 @@ def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free:
     for (bx0, by0, bx1, by1) in boxes:
         solid[max(by0 - pad, 0):by1 + pad, max(bx0 - pad, 0):bx1 + pad] = 0
     k = max(3, int(round(line_h)) | 1)
-    solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    solid = np.asarray(cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
     for j in range(1, n):
         if stats[j, cv2.CC_STAT_AREA] < min_area:
