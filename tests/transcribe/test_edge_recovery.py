@@ -264,3 +264,34 @@ def test_a_flat_open_head_outweighs_a_pen_blot_where_the_line_leaves_its_source(
 
     tr = transcriber([_sketch(boxes, (420, 360), draw)])[0]
     assert _edges(tr) == {("B", "A")}
+
+
+@pytest.mark.parametrize("diamond_found", [True, False])
+def test_connectors_through_a_node_the_segmenter_missed_give_no_skipping_edge(transcriber, diamond_found):
+    # A -> B -> C with B a sketched diamond: when B is a region both edges come back; when the
+    # segmenter missed B, its outline joins both connectors into one piece whose ends are A
+    # and C, and A -> C (an edge that skips B) must not be reported
+    boxes = {"A": (120, 20, 300, 80), "C": (120, 400, 300, 460)}
+    cx, cy, rx, ry = 210, 240, 90, 60
+    diamond = [(cx, cy - ry), (cx + rx, cy), (cx, cy + ry), (cx - rx, cy)]
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        for a, b in zip(diamond, diamond[1:] + diamond[:1], strict=True):
+            _pen(d, a, b, rng)
+        d.text((cx - 30, cy - 12), "check", fill=(20, 20, 30), font=_font(20))
+        _pen(d, (210, 83), (210, cy - ry - 1), rng)
+        _open_v(d, (210, cy - ry - 1), (210, 83))
+        _pen(d, (210, cy + ry + 1), (210, 396), rng)
+        _open_v(d, (210, 397), (210, cy + ry + 1))
+
+    chart = _sketch(boxes, (420, 480), draw)
+    if diamond_found:
+        b = Region((float(cx - rx - 2), float(cy - ry - 2), float(cx + rx + 2), float(cy + ry + 2)))
+        chart = LabelledChart(chart.image, chart.labelled_image,
+                              {"A": chart.regions["A"], "B": b, "C": chart.regions["C"]})
+    tr = transcriber([chart])[0]
+    if diamond_found:
+        assert {("A", "B"), ("B", "C")} <= _edges(tr)
+    else:
+        assert ("A", "C") not in _edges(tr)
+        assert any("not a node" in p for p in tr.problems)

@@ -40,6 +40,9 @@ class Component:
     label: int
     contacts: list[Contact] = field(default_factory=list)
     label_boxes: list[int] = field(default_factory=list)
+    #: the piece encloses a node-sized area (`mark_unseen_shapes`): it holds the outline of a
+    #: node the segmenter missed, so its contacts are not linked to each other directly
+    through_shape: bool = False
 
 
 def background_color(img: np.ndarray) -> np.ndarray:
@@ -557,6 +560,52 @@ def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: 
             lut[k] = root(k)
         comp = lut[comp]
     return comp, {k: c for k, c in out.items() if c.contacts}
+
+
+#: a connector piece holding a solid area of at least this share of the median node's area
+#: holds a node outline
+_SHAPE_SHARE = 0.25
+
+
+def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free: np.ndarray,
+                       regions: list[Region], boxes: list[Box], pad: int, line_h: float) -> None:
+    """Set `Component.through_shape` on every piece that holds a node-sized area: the outline
+    of a node that the segmenter missed (a sketched diamond drawn with a gap, a hatched one).
+
+    The connectors entering and leaving such a node form one piece with it, and pairing that
+    piece's contacts would report edges that skip the node (A -> C for A -> B -> C). Connector
+    lines are thin and nodes are cut out of the connector mask, so what survives filling the
+    pieces' holes and an opening of one text line, outside the edge-label boxes (``boxes``
+    grown by ``pad``, solid in the mask), is a shape: its outline and fill or hatching. A piece
+    whose outline goes round a found node is a subgraph's frame, not a missed node.
+    """
+    if not regions or not components:
+        return
+    min_area = _SHAPE_SHARE * float(np.median([r.width * r.height for r in regions]))
+    pieces = (comp > 0).astype(np.uint8)
+    contours, _ = cv2.findContours(pieces, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    # a piece around a found node is a subgraph's frame or fill that survived `find_frames`
+    big = [c for c in contours if cv2.contourArea(c) >= min_area
+           and not any(cv2.pointPolygonTest(c, (float(r.center[0]), float(r.center[1])), False) > 0
+                       for r in regions)]
+    if not big:
+        return
+    solid = np.zeros_like(pieces)
+    cv2.drawContours(solid, big, -1, 1, thickness=-1)
+    solid &= free.astype(np.uint8)
+    for (bx0, by0, bx1, by1) in boxes:
+        solid[max(by0 - pad, 0):by1 + pad, max(bx0 - pad, 0):bx1 + pad] = 0
+    k = max(3, int(round(line_h)) | 1)
+    solid = np.asarray(cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+    for j in range(1, n):
+        if stats[j, cv2.CC_STAT_AREA] < min_area:
+            continue
+        ks = comp[lab == j]
+        ks = ks[ks > 0]
+        piece = int(np.bincount(ks).argmax()) if ks.size else 0
+        if piece in components:
+            components[piece].through_shape = True
 
 
 def nearest_piece(comp: np.ndarray, components: dict[int, Component], box: Box, reach: float) -> int:

@@ -351,6 +351,7 @@ class OCRTranscriber(Transcriber):
         comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h)
         comp, components = cx.reach_short_ends(comp, components, page.contact_owner, dist, line_h,
                                                2.0 * line_h, self.arrow_ratio)
+        cx.mark_unseen_shapes(comp, components, free, page.regions, boxes, gpad, line_h)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             # the connector piece covering most of the box (its centre pixel can be a hole
             # where the box touches a node's margin)
@@ -436,6 +437,11 @@ class OCRTranscriber(Transcriber):
                              ([i for i, k in enumerate(kinds) if k == "start"],
                               [i for i, k in enumerate(kinds) if k == "end"]))
         for k in sorted(components):
+            if components[k].through_shape:
+                problems.append("a connector between " + ", ".join(sorted(
+                    {page.letters[ct.region] for ct in components[k].contacts if ct.count >= 2}))
+                    + " runs through a shape that is not a node; its edges are left out")
+                continue
             edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow)
             problems.extend(notes)
             edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
