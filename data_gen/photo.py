@@ -107,8 +107,8 @@ def _cast_shadow(ch: int, cw: int, rng: random.Random) -> np.ndarray:
     cv2.ellipse(mask, (round(cx), round(cy)), (max(1, round(axes[0])), max(1, round(axes[1]))),
                 rng.uniform(-25, 25), 0, 360, 1.0, -1)
     soft = rng.uniform(0.03, 0.09) * max(ch, cw)
-    mask = cv2.GaussianBlur(mask, (0, 0), soft)
-    return 1.0 - rng.uniform(0.35, 0.6) * mask
+    shade = cv2.GaussianBlur(mask, (0, 0), soft)
+    return 1.0 - rng.uniform(0.35, 0.6) * shade
 
 
 def photo_scan(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, max_tilt: float = 4.0,
