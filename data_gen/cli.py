@@ -64,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--graphviz", type=float, default=0.0, help="fraction of charts laid out by Graphviz dot")
     p.add_argument("--renderers", type=_csv(RENDERERS), default=("mermaid",),
                    help="diagram engines, crossed with the style families: chart i gets family i %% F and "
-                        "renderer (i // F) %% R (plantuml: Debian plantuml activity diagrams)")
+                        "renderer (i // F) %% R (plantuml: Debian plantuml activity diagrams; flowchartjs: npm "
+                        "flowchart.js, the classic web-flowchart look)")
     p.add_argument("--photo", type=float, default=0.0,
                    help="fraction of charts put through the photo/scan pass (paper, light, perspective, desk)")
     p.add_argument("--photo-hard", action="store_true",

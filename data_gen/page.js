@@ -481,5 +481,84 @@
             nodes, edges, clusters: []};
   };
 
+  // flowchart.js (Raphael, flat SVG): symbols carry their key as id (shape), key + "t" (text),
+  // key + "i" (a subroutine's inner box); connectors have no ids, so each is tagged here as
+  // flowchart.js draws it: its symbols' keys, and the label texts drawn in the same call.
+  function hookFlowchartjs() {
+    const Sym = window.fpFlowchartRequire("src/flowchart.symbol");
+    if (Sym.prototype.fpHooked) return;
+    const draw = Sym.prototype.drawLineTo;
+    Sym.prototype.drawLineTo = function (symbol, text, origin) {
+      const canvas = this.chart.paper.canvas;
+      const before = new Set(canvas.querySelectorAll("text"));
+      const n0 = this.chart.lines.length;
+      const res = draw.apply(this, arguments);
+      if (this.chart.lines.length > n0) {
+        const line = this.chart.lines[this.chart.lines.length - 1];
+        line.node.setAttribute("data-fp-edge", this.key + "->" + symbol.key);
+        line.fpLabels = Array.from(canvas.querySelectorAll("text")).filter((t) => !before.has(t));
+      }
+      return res;
+    };
+    Sym.prototype.fpHooked = true;
+  }
+
+  window.fpRenderFlowchartjs = function (req) {
+    const host = document.getElementById("host");
+    host.innerHTML = "";
+    let chart;
+    try {
+      hookFlowchartjs();
+      chart = flowchart.parse(req.source);
+      chart.drawSVG(host, req.options);
+    } catch (e) {
+      host.innerHTML = "";
+      return {error: "flowchart.js: " + (e && e.message ? e.message : String(e))};
+    }
+    const root = host.querySelector("svg");
+    root.setAttribute("id", req.id);
+    if (req.css) {
+      const st = document.createElementNS("http://www.w3.org/2000/svg", "style");
+      st.textContent = req.css;
+      root.appendChild(st);
+    }
+    const vb = root.viewBox.baseVal;
+    root.removeAttribute("style");
+    root.style.background = req.background || "#ffffff";
+    root.setAttribute("width", String(vb.width));
+    root.setAttribute("height", String(vb.height));
+    const byId = (id) => root.querySelector(`[id="${id}"]`);
+    const nodes = [];
+    for (const s of chart.diagram.symbols) {
+      const els = [byId(s.key), byId(s.key + "i")].filter((e) => e);
+      const txt = byId(s.key + "t");
+      const lines = txt ? Array.from(txt.querySelectorAll("tspan")).map((t) => t.textContent.trim()).filter((t) => t) : [];
+      nodes.push({id: s.key, dom_id: s.key, shapes: els.map((e) => shapePoints(e, root)).filter((x) => x),
+                  text: lines.length ? lines.join("\n") : (txt ? txt.textContent.trim() : ""),
+                  label_box: txt ? boxOf(txt, root) : null});
+    }
+    const edges = [];
+    for (const line of chart.diagram.lines) {
+      const p = line.node;
+      const tag = p.getAttribute("data-fp-edge");
+      if (!tag) continue;
+      const [s, t] = tag.split("->");
+      const pts = edgePoints(p, root);
+      // Raphael shortens the drawn path by its arrowhead; the path as given ends at the tip
+      const seg = line.attr("path");
+      const last = seg[seg.length - 1];
+      if (last && last.length >= 3) pts.push(toRoot(p, root)(last[last.length - 2], last[last.length - 1]));
+      const labels = line.fpLabels || [];
+      const width = parseFloat(p.getAttribute("stroke-width") || "0");
+      edges.push({id: tag, source: s, target: t, index: edges.length, points: pts,
+                  thickness: width > 1.5 * req.options["line-width"] ? "thick" : "normal",
+                  pattern: p.getAttribute("stroke-dasharray") ? "dotted" : "solid",
+                  label: labels.map((x) => x.textContent.trim()).join(" ") || null,
+                  label_box: unionBox(labels, root), marker_end: "point", marker_start: null});
+    }
+    return {svg: new XMLSerializer().serializeToString(root), viewBox: [vb.x, vb.y, vb.width, vb.height],
+            nodes, edges, clusters: []};
+  };
+
   window.fpReady = true;
 })();

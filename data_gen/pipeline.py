@@ -42,7 +42,7 @@ from flowpath.transcribe.qwen2vl import FLOW2MERMAID_PROMPT
 log = logging.getLogger("flowpath.data_gen")
 
 OUTPUTS = ("bench", "coco", "sft")
-RENDERERS = ("mermaid", "graphviz", "plantuml")
+RENDERERS = ("mermaid", "graphviz", "plantuml", "flowchartjs")
 
 # one prompt for training and inference: the transcriber's own (importing it loads no torch)
 SFT_PROMPT = FLOW2MERMAID_PROMPT
@@ -450,11 +450,22 @@ def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Calla
     size = _size_options(job, cfg)
     if job.renderer == "plantuml" and job.chart is not None:
         return _render_plantuml(renderer, job, cfg, task, size)
+    if job.renderer == "flowchartjs" and job.chart is not None:
+        return _render_flowchartjs(renderer, job, task, size)
     if job.renderer == "graphviz" and job.chart is not None:
         from data_gen.graphviz import dot_svg, to_dot
 
         rng = random.Random(f"dot:{job.id}")
-        r = renderer.measure_graphviz(dot_svg(to_dot(job.chart, job.style, rng)))
+        dot = to_dot(job.chart, job.style, rng)
+        try:
+            svg = dot_svg(dot)
+        except ValueError:
+            if "splines=ortho" not in dot:
+                raise
+            # dot's orthogonal router aborts on some graphs with edge labels (an assertion in
+            # its maze.c): such a chart is drawn with polyline splines rather than skipped
+            svg = dot_svg(dot.replace("splines=ortho", "splines=polyline"))
+        r = renderer.measure_graphviz(svg)
         W, H, scale = raster_size(r.view_box, **size(r.view_box))
         task["style"]["renderer"] = "graphviz"
         task.update(svg=r.svg, width=W, height=H, scale=list(scale),
@@ -514,6 +525,24 @@ def _render_plantuml(renderer: Any, job: ChartJob, cfg: GenConfig, task: dict[st
     W, H, scale = raster_size(r.view_box, **size(r.view_box))
     task["style"]["renderer"] = "plantuml"
     task.update(mermaid=to_mermaid(chart), chart=chart.to_dict(), png=renderer.screenshot(W, H),
+                width=W, height=H, scale=list(scale),
+                render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges, "clusters": []})
+    return task
+
+
+def _render_flowchartjs(renderer: Any, job: ChartJob, task: dict[str, Any],
+                        size: Callable[[tuple[float, ...]], dict[str, Any]]) -> dict[str, Any]:
+    """flowchart.js drawing of the job's chart, measured and screenshot in the page; the
+    record's gold becomes the chart as drawn (`data_gen.flowchartjs.draw_flowchartjs`)."""
+    from data_gen.flowchartjs import draw_flowchartjs
+    from data_gen.geometry import raster_size
+    from flowpath.mermaid import to_mermaid
+
+    assert job.chart is not None
+    plan, r = draw_flowchartjs(renderer, job.chart, job.style, random.Random(f"flowchartjs:{job.id}"))
+    W, H, scale = raster_size(r.view_box, **size(r.view_box))
+    task["style"]["renderer"] = "flowchartjs"
+    task.update(mermaid=to_mermaid(plan.chart), chart=plan.chart.to_dict(), png=renderer.screenshot(W, H),
                 width=W, height=H, scale=list(scale),
                 render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges, "clusters": []})
     return task

@@ -12,6 +12,7 @@ referential, topological), each with the nodes that ground it, generated from `F
 Answers are paraphrased (words dropped, synonyms, framing) so that matching is not verbatim.
 
     python -m data_gen.qa --out /work/scratch/qa --charts 300 --seed 0
+    python -m data_gen.qa --out OUT --charts 300 --seed 3 --style flowvqa   # FlowVQA-style questions
     python -m data_gen.qa --out OUT --from-bench GENERATED_SET --per-type 2
 """
 
@@ -466,6 +467,26 @@ def settle(decision: str, condition: str, rng: random.Random) -> str | None:
     return f"{subject} {aux} {pred}" if yes else f"{subject} {aux} {rng.choice(['not', 'not', 'never'])} {pred}"
 
 
+def _pick_threshold(numeric: list[str], text: dict[str, str], rng: random.Random) -> tuple[str, str, str, str]:
+    """A random numeric check among ``numeric`` and its parts: ``(id, subject, comparison, value)``."""
+    d = rng.choice(numeric)
+    m = _THRESHOLD.match(text[d])
+    assert m is not None
+    subject, comparison, t = m.groups()
+    return d, subject, comparison, t
+
+
+def _chart_views(chart: FlowChart) -> tuple[nx.DiGraph, dict[str, str], dict[str, str], list[str],
+                                             list[tuple[str, Edge]]]:
+    """What the question makers read off a chart: its graph, node texts and kinds, the process
+    steps, and the decision branches that lead to a non-decision node."""
+    text = {n.id: (n.text or n.id).strip() for n in chart}
+    kind = {n.id: n.kind for n in chart}
+    steps = [n for n in chart.nodes if kind[n] not in ("start", "end", "terminal", "decision")]
+    branches = [(d, e) for d, e in _decision_branches(chart) if kind[e.target] != "decision"]
+    return chart.to_networkx(), text, kind, steps, branches
+
+
 def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_type: int = 1,
                         domain: str = "synthetic") -> list[dict[str, Any]]:
     """Questions whose wording does not copy node texts, in the benchmark's four types.
@@ -481,11 +502,7 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     `make_questions`' (they quote node names). The conventions and their sources are in
     docs/reasoning.md ("Gold conventions"). Arguments and records as `make_questions`.
     """
-    g = chart.to_networkx()
-    text = {n.id: (n.text or n.id).strip() for n in chart}
-    kind = {n.id: n.kind for n in chart}
-    steps = [n for n in chart.nodes if kind[n] not in ("start", "end", "terminal", "decision")]
-    branches = [(d, e) for d, e in _decision_branches(chart) if kind[e.target] != "decision"]
+    g, text, kind, steps, branches = _chart_views(chart)
     out: list[dict[str, Any]] = []
 
     def add(qtype: str, q: str, a: str, gold: list[str]) -> None:
@@ -507,10 +524,7 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
                 continue
         if numeric and r < 0.6:
             # a value stated in one node: the check's threshold (gold: that decision alone)
-            d = rng.choice(numeric)
-            m = _THRESHOLD.match(text[d])
-            assert m is not None
-            subject, comparison, t = m.groups()
+            d, subject, comparison, t = _pick_threshold(numeric, text, rng)
             q = rng.choice([f"What value is {subject} compared against?",
                             f"Which threshold does the chart use for {subject}?",
                             f"According to the chart, what limit applies to {subject}?"])
@@ -537,7 +551,10 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
         if not targets:
             break
         target = rng.choice(targets)
-        decisions = [a for a in nx.ancestors(g, target) if kind[a] == "decision"]
+        # chart order, not the set's: a set of strings iterates in hash order, which changes
+        # with PYTHONHASHSEED and would make the same --seed write different questions
+        ancestors = nx.ancestors(g, target)
+        decisions = [a for a in chart.nodes if a in ancestors and kind[a] == "decision"]
         first = rng.choice(decisions)
         path = nx.shortest_path(g, first, target)
         if len(path) > 6:
@@ -626,24 +643,270 @@ def _walk_question(chart: FlowChart, g: nx.DiGraph, c: str, text: dict[str, str]
     return q, f"There are {len(path)} steps.", path
 
 
+# -- FlowVQA-style questions: persona stories, "what next", decision-logic walks ---------------
+# What each form follows is written down, with the sources, in docs/reasoning.md ("The
+# benchmark's documented conventions"): FlowVQA's question types (arXiv 2406.19237) and
+# FlowExplainBench's attribution rule, the minimum set of nodes the statement needs (arXiv
+# 2506.01344; its applied-scenario figure counts a step the story only mentions as background,
+# and the steps after the answer, as over-attribution).
+_ROLES = {"instruct": ["a weekend hobbyist", "a first-time DIYer", "a retired carpenter", "a student on a craft course"],
+          "code": ["a junior developer", "a student debugging an assignment", "a data analyst", "a code reviewer"],
+          "wiki": ["a new tenant", "a volunteer coordinator", "a busy parent", "a small-business owner"]}
+_COLLEAGUES = ["Melissa", "Jordan", "Aisha", "Tom", "Hana", "Lucas"]
+_SCENERY = ["{name} is doing this on a tight schedule.", "{colleague} is waiting to hear how it went.",
+            "{name} has set aside the whole evening for it.", "It is the first time {name} has tried this.",
+            "{name} promised {colleague} an update by the end of the day."]
+
+
+def _lower_first(t: str) -> str:
+    return t[0].lower() + t[1:] if t else t
+
+
+def _check_subject(decision: str) -> str:
+    """What a check is about, without its predicate: "the credit score" for "Is the credit score
+    above 600?", "the fee" for "Has the fee been paid?"."""
+    m = _THRESHOLD.match(decision.strip())
+    if m:
+        return m.group(1)
+    words = decision.strip().rstrip("?").split()
+    rest = words[1:] if words and words[0] in _AUX else words
+    n_subj = 2 if rest and rest[0].lower() in ("the", "a", "an", "all") else 1
+    return " ".join(rest[:n_subj]) or decision
+
+
+def _persona(name: str, domain: str, rng: random.Random) -> tuple[str, str]:
+    """A story's opening: who the person is, and one sentence of scenery that grounds nothing."""
+    role = rng.choice(_ROLES.get(domain, _ROLES["wiki"]))
+    scenery = rng.choice(_SCENERY).format(name=name, colleague=rng.choice(_COLLEAGUES))
+    return f"{name}, {role},", scenery
+
+
+def make_flowvqa_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_type: int = 1,
+                           domain: str = "synthetic") -> list[dict[str, Any]]:
+    """Questions in the style FlowVQA documents, labelled by FlowExplainBench's documented rule.
+
+    Fact retrieval asks for information held in one node (an item a step handles, a check's
+    threshold, what a step is for; gold: that node). Applied scenarios are persona stories with
+    scenery that grounds nothing, in the two forms the papers show: "what should X see or do
+    next" from the step the story places the person at (gold: that step, any check the story
+    settles on the way, the next step), and a story that settles an earlier check by the choice
+    the person made, is unsure about a later check and asks whether to act (gold: the walk from
+    the first settled check to the step the later check's taken branch leads to; a step the story
+    mentions only as background before that check is not gold). Flow referential questions walk
+    a small subgraph around a decision, forwards or backwards ("what is the immediate next step
+    after X, and what decision led to this step?"; gold: the decision, X and its neighbour).
+    Topological questions are `make_questions`'. Arguments and records as `make_questions`.
+    """
+    g, text, kind, steps, branches = _chart_views(chart)
+    out: list[dict[str, Any]] = []
+
+    def add(qtype: str, q: str, a: str, gold: list[str]) -> None:
+        out.append(_q(chart_id, len(out), qtype, q, a, gold, domain, rng))
+
+    def taken(d: str, target: str) -> str | None:
+        return next((e.condition for e in chart.out_edges(d) if e.target == target and e.condition), None)
+
+    numeric = [d for d in chart.nodes if kind[d] == "decision" and _THRESHOLD.match(text[d])]
+    for _ in range(per_type):  # fact retrieval: information localised in one node
+        r = rng.random()
+        if numeric and r < 0.3:
+            d, subject, comparison, t = _pick_threshold(numeric, text, rng)
+            q = rng.choice([f"What value does the flowchart compare {subject} with?",
+                            f"According to the flowchart, what limit is set for {subject}?",
+                            f"What is the threshold for {subject} in this process?"])
+            add("fact_retrieval", q, rng.choice([f"{subject.capitalize()} is compared with {t}.",
+                                                 f"The limit is {t}.", f"It has to be {comparison} {t}."]), [d])
+            continue
+        # a question names its node by the verb or by the object, so only a verb (or object)
+        # that one step of the chart has makes a question with one answer (FlowVQA's pairs
+        # were human-verified)
+        verbs = [text[n].partition(" ")[0].lower() for n in steps]
+        objs = [text[n].partition(" ")[2].lower() for n in steps]
+        form = rng.random()
+        cands = [n for n, v, o in zip(steps, verbs, objs, strict=True) if v in _REWORD and o
+                 and (verbs.count(v) == 1 if form < 0.4 else objs.count(o) == 1)]
+        if not cands:
+            continue
+        n = rng.choice(cands)
+        verb, _, obj = text[n].partition(" ")
+        done = _REWORD[verb.lower()]
+        if form < 0.4:  # the item a step handles, asked through the reworded action
+            q = rng.choice([f"According to the flowchart, what do you need to {done}?",
+                            f"Which item does the process ask you to {done}?",
+                            f"What is it that you {done} in this procedure?"])
+            add("fact_retrieval", q, rng.choice([f"You need to {done} {obj}.", f"{obj[0].upper()}{obj[1:]}.",
+                                                 f"The flowchart says to {done} {obj}."]), [n])
+        elif form < 0.75:  # the action done to a named item
+            q = rng.choice([f"What does the flowchart say to do with {obj}?",
+                            f"What action is taken on {obj} according to the chart?",
+                            f"How is {obj} handled in this process?"])
+            add("fact_retrieval", q, rng.choice([f"It should be {done}.", f"You {done} it.",
+                                                 f"The chart says to {done} it."]), [n])
+        else:  # whether the process includes a step
+            q = rng.choice([f"Does the process include a step to {done} {obj}?",
+                            f"Is {obj} {done} at some point in the flowchart?"])
+            add("fact_retrieval", q, rng.choice([f"Yes, there is a step to {done} {obj}.",
+                                                 f"Yes, the chart includes {_lower_first(reword(text[n], rng))}."]), [n])
+
+    for _ in range(per_type):  # applied scenario: persona stories
+        name = rng.choice(NAMES)
+        who, scenery = _persona(name, domain, rng)
+        story = _choice_story(chart, g, text, kind, taken, name, who, scenery, rng) if rng.random() < 0.5 else None
+        if story is None:
+            story = _next_story(chart, text, kind, taken, name, who, scenery, rng)
+        if story is not None:
+            add("applied_scenario", *story)
+
+    for _ in range(per_type):  # flow referential: a small subgraph around a decision
+        if not branches:
+            break
+        d, e = rng.choice(branches)
+        x, lab = e.target, e.label or (e.condition or "").capitalize()
+        nxt = [s for s in chart.successors(x) if kind[s] not in ("start", "end", "terminal", "decision")]
+        form = rng.random()
+        if nxt and form < 0.5:
+            s = rng.choice(nxt)
+            q = rng.choice([f"What is the immediate next step after you {_lower_first(reword(text[x], rng))}, and what decision led to that step?",
+                            f"After {_lower_first(reword(text[x], rng))}, what comes next, and which check leads there?"])
+            a = (f"The next step is to {_lower_first(reword(text[s], rng))}; the step before it follows the "
+                 f"'{lab}' answer to '{text[d]}'.")
+            add("flow_referential", q, a, [d, x, s])
+        elif form < 0.8:
+            q = rng.choice([f"Which decision has to be answered before you {_lower_first(reword(text[x], rng))}, and with what answer?",
+                            f"What check leads to the step where you {_lower_first(reword(text[x], rng))}?"])
+            add("flow_referential", q, f"'{text[d]}' must be answered '{lab}'.", [d, x])
+        else:
+            clause = settle(text[d], e.condition or "", rng)
+            if clause is None or not nxt:
+                continue
+            s = rng.choice(nxt)
+            q = f"If {clause}, what are the next two steps?"
+            add("flow_referential", q, f"First {_lower_first(reword(text[x], rng))}, then {_lower_first(reword(text[s], rng))}.", [d, x, s])
+
+    for rec in make_questions(chart, chart_id, rng, per_type=per_type, domain=domain):
+        if rec["type"] == "topological":
+            add("topological", rec["question"], rec["answer"], rec["gold"])
+    return out
+
+
+def _next_story(chart: FlowChart, text: dict[str, str], kind: dict[str, str], taken: Any, name: str,
+                who: str, scenery: str, rng: random.Random) -> tuple[str, str, list[str]] | None:
+    """A "what should X see or do next" story: the person has just done a step; when a check
+    follows it, the story settles it. Gold: that step, the check, the next step."""
+    cands = [c for c in chart.nodes if kind[c] not in ("start", "end", "terminal", "decision")
+             and any(kind[s] not in ("start", "end", "terminal") for s in chart.successors(c))]
+    if not cands:
+        return None
+    c = rng.choice(cands)
+    s = rng.choice([s for s in chart.successors(c) if kind[s] not in ("start", "end", "terminal")])
+    facts, gold = [], [c]
+    if kind[s] == "decision":
+        outs = [e for e in chart.out_edges(s) if e.condition in ("yes", "no")
+                and kind[e.target] not in ("start", "end", "terminal", "decision")]
+        if not outs:
+            return None
+        branch = rng.choice(outs)
+        clause = settle(text[s], branch.condition or "", rng)
+        if clause is None:
+            return None
+        facts.append(rng.choice([f"{name} notices that {clause}.", f"It turns out {clause}."]))
+        gold += [s, branch.target]
+        answer_node = branch.target
+    else:
+        gold.append(s)
+        answer_node = s
+    goal = reword(text[answer_node], rng)
+    done = reword(text[c], rng)
+    opening = rng.choice([f"{who} wants to {_lower_first(goal)} without mistakes.",
+                          f"{who} is working through this process to get things done properly."])
+    where = rng.choice([f"{name} has just finished the part where you {_lower_first(done)}.",
+                        f"{name} has already managed to {_lower_first(done)}."])
+    ask = rng.choice([f"What should {name} see or do next?", f"What should {name} do next to stay on track?",
+                      f"According to the flowchart, what is {name}'s next move?"])
+    story = " ".join([opening, scenery, where, *facts, ask])
+    answer = rng.choice([f"{name} should {_lower_first(goal)}.", f"The next thing to do is {_lower_first(goal)}."])
+    return story, answer, gold
+
+
+def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str, str], taken: Any,
+                  name: str, who: str, scenery: str, rng: random.Random) -> tuple[str, str, list[str]] | None:
+    """A story that settles an earlier check by the choice the person made, is unsure about a
+    later check and asks what to do about it; an earlier step is mentioned as background only.
+    Gold: the walk from the first check to the later check's taken branch (the background step
+    and anything after the answer are not gold)."""
+    decisions = [d for d in chart.nodes if kind[d] == "decision"]
+    pairs = []
+    for d1 in decisions:
+        for d2 in decisions:
+            if d1 != d2 and g.has_node(d2) and nx.has_path(g, d1, d2):
+                path = nx.shortest_path(g, d1, d2)
+                if 3 <= len(path) <= 5 and all(kind[p] != "decision" for p in path[1:-1]):
+                    pairs.append(path)
+    if not pairs:
+        return None
+    path = rng.choice(sorted(pairs))
+    d1, chosen, d2 = path[0], path[1], path[-1]
+    outs = [e for e in chart.out_edges(d2) if e.condition in ("yes", "no")
+            and kind[e.target] not in ("start", "end", "terminal", "decision")]
+    if not outs or taken(d1, chosen) is None:
+        return None
+    e = rng.choice(outs)
+    clause = settle(text[d2], e.condition or "", rng)
+    if clause is None:
+        return None
+    # the background goes into the opening sentence, as in the paper's example ("Sophia is
+    # working on a garden design that was initially measured in yards")
+    opening = f"{who} is following this process."
+    before = [p for p in chart.predecessors(d1) if kind[p] not in ("start", "decision")]
+    if before:
+        earlier = _lower_first(reword(text[before[0]], rng))
+        opening = rng.choice([f"{who} is following this process, which began when they had to {earlier}.",
+                              f"{who} is partway through a task that started with the need to {earlier}."])
+    facts = []
+    pick = reword(text[chosen], rng)
+    facts.append(rng.choice([f"{name} opts to {_lower_first(pick)}.",
+                             f"{name} decides to {_lower_first(pick)}."]))
+    # the doubt names the later check by its subject only: restating the whole check would
+    # read as settling it ("has the fee been paid?" reads as "the fee has been paid")
+    subject = _check_subject(text[d2])
+    facts.append(rng.choice([f"{name} is unsure what {subject} means for the next step.",
+                             f"{name} then wonders whether {subject} matters here."]))
+    facts.append(rng.choice([f"A quick look shows that {clause}.", f"As it happens, {clause}."]))
+    ask = rng.choice([f"What should {name} do about it?", f"How should {name} proceed?",
+                      f"Does {name} need to do anything before moving on?"])
+    story = " ".join([opening, scenery, *facts, ask])
+    target = reword(text[e.target], rng)
+    answer = rng.choice([f"{name} should {_lower_first(target)}.", f"{name} needs to {_lower_first(target)}."])
+    return story, answer, [*path, e.target]
+
+
 # -- writing a set -----------------------------------------------------------------------------
-def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False) -> int:
+STYLES = ("templated", "hard", "flowvqa")
+
+
+def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
+                         style: str | None = None) -> int:
     """Procedural charts + questions in the benchmark layout (chart JSON only; oracle scoring).
 
-    ``hard``: half the decisions compare numbers with thresholds and the questions come from
-    `make_hard_questions` (reworded, stories that settle decisions)."""
+    ``style`` (one of `STYLES`; ``hard=True`` is ``style="hard"``): ``templated`` asks with
+    `make_questions`; ``hard`` and ``flowvqa`` make half the decisions compare numbers with
+    thresholds and ask with `make_hard_questions` (reworded, stories that settle decisions) or
+    `make_flowvqa_questions` (persona stories and questions in FlowVQA's documented style)."""
+    style = style or ("hard" if hard else "templated")
+    if style not in STYLES:
+        raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
+    make = {"templated": make_questions, "hard": make_hard_questions, "flowvqa": make_flowvqa_questions}[style]
     rng = random.Random(seed)
     (out / "charts").mkdir(parents=True, exist_ok=True)
     n_q = 0
     with open(out / "questions.jsonl", "w", encoding="utf-8") as fq:
         for i in range(n_charts):
-            chart, domain = random_chart(rng, numeric_rate=0.5 if hard else 0.0)
+            chart, domain = random_chart(rng, numeric_rate=0.0 if style == "templated" else 0.5)
             cid = f"synth{i:05d}"
             boxes, w, h = grid_layout(chart)
             rec = {"mermaid": chart_mermaid(chart), "width": w, "height": h, "scale": [1.0, 1.0],
                    "nodes": boxes, "domain": domain, "synthetic_layout": True}
             (out / "charts" / f"{cid}.json").write_text(json.dumps(rec), encoding="utf-8")
-            make = make_hard_questions if hard else make_questions
             for q in make(chart, cid, rng, per_type=per_type, domain=domain):
                 fq.write(json.dumps(q) + "\n")
                 n_q += 1
@@ -694,6 +957,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--hard", action="store_true",
                    help="procedural charts with numeric checks and reworded questions whose stories settle decisions")
+    p.add_argument("--style", choices=STYLES, default=None,
+                   help="question style: templated (default), hard (same as --hard), or flowvqa "
+                        "(persona stories, 'what next' and decision-logic questions as FlowVQA documents "
+                        "them, gold by FlowExplainBench's minimum-set rule; docs/reasoning.md)")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")
@@ -705,7 +972,9 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--from-bench {args.from_bench}: no charts/ folder there")
         n = write_from_bench(args.from_bench, args.out, args.seed, args.per_type, args.limit)
     else:
-        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type, hard=args.hard)
+        if args.hard and args.style not in (None, "hard"):
+            p.error(f"--hard and --style {args.style} disagree: give one of them")
+        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type, hard=args.hard, style=args.style)
     print(f"wrote {n} questions to {args.out / 'questions.jsonl'}")
     return 0
 

@@ -80,6 +80,7 @@ class MermaidRenderer:
         self._page = None
         self._tmp: str | None = None
         self._count = 0
+        self._flowchartjs = False
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> MermaidRenderer:
@@ -114,6 +115,7 @@ class MermaidRenderer:
                 self._pw.stop()
         finally:
             self._ctx = self._pw = self._page = None
+            self._flowchartjs = False
             if self._tmp:
                 shutil.rmtree(self._tmp, ignore_errors=True)
                 self._tmp = None
@@ -182,6 +184,37 @@ class MermaidRenderer:
         page = self.start()._page
         assert page is not None
         res = page.evaluate("req => window.fpMeasurePlantuml(req)", {"svg": svg, "order": order})
+        return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
+                            edges=res["edges"], clusters=res["clusters"])
+
+    def render_flowchartjs(self, source: str, options: dict[str, Any], *, css: str = "",
+                           background: str | None = None) -> RenderOutput:
+        """Draw flowchart.js ``source`` with ``drawSVG`` ``options`` and measure it
+        (`data_gen.flowchartjs`); node ids are the symbol keys. The SVG stays live, so
+        `screenshot` rasterises it with the ``css`` (``#{id}`` = the SVG's id) applied.
+
+        Raises:
+            MermaidError: flowchart.js could not draw the chart (its own message).
+        """
+        page = self.start()._page
+        assert page is not None
+        if not self._flowchartjs:
+            from data_gen.flowchartjs import RAPHAEL_JS, browser_bundle
+
+            bundle = browser_bundle()
+            if not RAPHAEL_JS.is_file():
+                raise FileNotFoundError(f"{RAPHAEL_JS} missing: run 'npm ci' in {REPO_ROOT}")
+            page.add_script_tag(path=str(RAPHAEL_JS))
+            page.add_script_tag(content=bundle)
+            page.wait_for_function("typeof window.flowchart !== 'undefined'")
+            self._flowchartjs = True
+        self._count += 1
+        svg_id = f"fp{self._count}"
+        res = page.evaluate("req => window.fpRenderFlowchartjs(req)",
+                            {"id": svg_id, "source": source, "options": options,
+                             "css": css.replace("#{id}", f"#{svg_id}"), "background": background})
+        if "error" in res:
+            raise MermaidError(res["error"])
         return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
                             edges=res["edges"], clusters=res["clusters"])
 

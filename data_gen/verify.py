@@ -31,9 +31,11 @@ def node_shape_masks(svg: str, width: int, height: int, dom_ids: list[str],
     targets = {root.xpath(f"//*[@id='{d}']")[0]: c for d, c in zip(dom_ids, colours, strict=True)}
     keep = {a for t in targets for a in t.iterancestors()} | set(targets)
     for el in root.iter():
-        if not isinstance(el.tag, str) or el is root or el in keep:
+        # a node's id is on a group of shapes (Mermaid, Graphviz) or on the shape itself
+        # (flowchart.js): a childless target is painted like a shape inside a group
+        if not isinstance(el.tag, str) or el is root or (el in keep and not (el in targets and not len(el))):
             continue
-        owner = next((targets[a] for a in el.iterancestors() if a in targets), None)
+        owner = targets.get(el) or next((targets[a] for a in el.iterancestors() if a in targets), None)
         if owner is None:
             el.set("style", "display:none")
             continue
@@ -90,3 +92,32 @@ def region_ious(out: Any, width: int, height: int, scale: tuple[float, float]) -
         b = polygon_mask(ann["nodes"][n["id"]]["polygon"], a.shape, off)
         res[n["id"]] = float((a & b).sum() / max(1, (a | b).sum()))
     return res, ann
+
+
+def record_problems(record: dict[str, Any], tol: float = 3.0) -> list[str]:
+    """What is wrong with one chart record's gold (benchmark layout, PNG pixels), any renderer:
+    a node whose label box is not inside its region's box, or an edge whose start (end) lies
+    more than ``tol`` px outside its source (target) region. Empty when the gold is sound.
+
+    >>> record_problems({"nodes": {}, "edges": []})
+    []
+    """
+    import cv2
+
+    polys = {k: np.asarray(v["polygon"], dtype=np.float32).reshape(-1, 1, 2) for k, v in record["nodes"].items()}
+    out = []
+    for nid, n in record["nodes"].items():
+        lb, (x0, y0, x1, y1) = n.get("label_box"), n["bbox"]
+        if n.get("text") and (lb is None or lb[0] < x0 - tol or lb[1] < y0 - tol or lb[2] > x1 + tol
+                              or lb[3] > y1 + tol):
+            out.append(f"node {nid!r}: text {n.get('text')!r} at {lb} outside its region {n['bbox']}")
+    for e in record["edges"]:
+        for end, nid in (("start", e["source"]), ("end", e["target"])):
+            if nid not in polys:
+                out.append(f"edge {e['source']}->{e['target']}: no region for {nid!r}")
+                continue
+            # signed distance: positive inside the polygon, negative outside
+            d = cv2.pointPolygonTest(polys[nid], (float(e[end][0]), float(e[end][1])), True)
+            if d < -tol:
+                out.append(f"edge {e['source']}->{e['target']}: {end} {e[end]} is {-d:.1f} px from {nid!r}")
+    return out

@@ -1,6 +1,6 @@
 """Generator benchmark: end-to-end throughput and region accuracy, printed as figures.
 
-    python eval/bench_gen.py --charts 30 --workers 2 [--other-raster 16] [--baseline 8] [--mmdc PATH] [--iou 3]
+    python eval/bench_gen.py --charts 30 --workers 2 [--other-raster 16] [--baseline 8] [--mmdc PATH] [--iou 3] [--iou-flowchartjs 3]
 
 1. Throughput of the real pipeline (render in one long-lived Chromium page + rasterise (browser
    screenshot or cairosvg) + regions + write PNG/JSON), 10-30-node procedural charts,
@@ -10,7 +10,8 @@
    our own renderer started and stopped around every chart. Ratio = (1) / (2).
 3. Optional: the other rasteriser on the same charts (``--other-raster N``).
 4. Optional: region accuracy, mask IoU of node polygons vs each node's rasterised shape, over all
-   style families (``data_gen.verify``).
+   style families (``data_gen.verify``), of Mermaid renders (``--iou N``) and of flowchart.js
+   drawings (``--iou-flowchartjs N``).
 
 Figures depend on the machine's load; the script prints the 1-minute load average alongside.
 """
@@ -150,10 +151,46 @@ def bench_iou(n_per_family: int, seed: int) -> dict:
             "per_shape_min": {k: round(min(v), 4) for k, v in sorted(per_shape.items())}}
 
 
+def bench_iou_flowchartjs(n_per_family: int, seed: int) -> dict:
+    """Region IoU of flowchart.js drawings (`data_gen.flowchartjs.draw_flowchartjs`), per family."""
+    from data_gen.flowchartjs import draw_flowchartjs
+    from data_gen.geometry import raster_size
+    from data_gen.procedural import random_flowchart
+    from data_gen.render import MermaidRenderer
+    from data_gen.styles import FAMILIES, sample_style
+    from data_gen.verify import region_ious
+
+    families = [f for f in FAMILIES if f != "handdrawn"]  # flowchart.js has no sketch look
+    per_family: dict[str, list[float]] = {f: [] for f in families}
+    per_shape: dict[str, list[float]] = {}
+    skipped = 0
+    with MermaidRenderer() as r:
+        for fam in families:
+            for i in range(n_per_family):
+                rng = random.Random(f"{seed}:{fam}:{i}")
+                chart, _ = random_flowchart(rng, min_nodes=5, max_nodes=16)
+                st = sample_style(fam, "eval", rng, list(chart.nodes), {n.id: n.kind for n in chart.nodes.values()})
+                try:
+                    plan, o = draw_flowchartjs(r, chart, st, rng)
+                except ValueError:
+                    skipped += 1
+                    continue
+                W, H, scale = raster_size(o.view_box)
+                ious, _ = region_ious(o, W, H, scale)
+                per_family[fam] += list(ious.values())
+                for nid, v in ious.items():
+                    per_shape.setdefault(plan.chart.nodes[nid].shape, []).append(v)
+    allv = [v for vs in per_family.values() for v in vs]
+    return {"nodes": len(allv), "charts_without_layout": skipped, "mean_iou": round(sum(allv) / len(allv), 4),
+            "min_iou": round(min(allv), 4),
+            "per_family_mean": {k: round(sum(v) / len(v), 4) for k, v in per_family.items() if v},
+            "per_shape_min": {k: round(min(v), 4) for k, v in sorted(per_shape.items())}}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--charts", type=int, default=30, help="charts for the pipeline throughput run")
+    p.add_argument("--charts", type=int, default=30, help="charts for the pipeline throughput run (0: skip)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--baseline", type=int, default=8, help="charts for the fresh-browser baseline (0: skip)")
     p.add_argument("--mmdc", default=None, help="path of mermaid-cli's mmdc for the baseline")
@@ -162,18 +199,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--other-raster", type=int, default=0,
                    help="charts for a second run with the other rasteriser (0: skip)")
     p.add_argument("--iou", type=int, default=0, help="charts per style family for the IoU figures (0: skip)")
+    p.add_argument("--iou-flowchartjs", type=int, default=0,
+                   help="charts per style family for the IoU figures of flowchart.js drawings (0: skip)")
     p.add_argument("--seed", type=int, default=123)
     args = p.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     report: dict = {"load_avg_1min_before": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
     main_key = f"pipeline_{args.rasterizer}"
-    report[main_key] = bench_pipeline(args.charts, args.workers, args.seed, args.rasterizer)
-    print(json.dumps({main_key: report[main_key]}), flush=True)
+    if args.charts:
+        report[main_key] = bench_pipeline(args.charts, args.workers, args.seed, args.rasterizer)
+        print(json.dumps({main_key: report[main_key]}), flush=True)
     if args.other_raster:
         other = "cairo" if args.rasterizer == "browser" else "browser"
         report[f"pipeline_{other}"] = bench_pipeline(args.other_raster, args.workers, args.seed, other)
         print(json.dumps({f"pipeline_{other}": report[f"pipeline_{other}"]}), flush=True)
-    if args.baseline:
+    if args.baseline and args.charts:
         variants = [("fresh_chromium_per_chart", None)] + ([("mermaid_cli_per_chart", args.mmdc)] if args.mmdc else [])
         for name, exe in variants:
             report[name] = bench_fresh_browser(args.baseline, args.seed, exe)
@@ -185,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.iou:
         report["region_iou"] = bench_iou(args.iou, args.seed)
         print(json.dumps({"region_iou": report["region_iou"]}), flush=True)
+    if args.iou_flowchartjs:
+        report["region_iou_flowchartjs"] = bench_iou_flowchartjs(args.iou_flowchartjs, args.seed)
+        print(json.dumps({"region_iou_flowchartjs": report["region_iou_flowchartjs"]}), flush=True)
     report["load_avg_1min_after"] = round(os.getloadavg()[0], 2)
     print(json.dumps(report, indent=1))
     return 0

@@ -1,10 +1,11 @@
 """Per-renderer / per-style-family figures of today's pipeline on generated evaluation sets.
 
-``flowpath eval segment/transcribe`` break their figures down by style family only; the domain
-shift sets (configs/gen_wild_eval.yaml, gen_handdrawn_eval.yaml, gen_photo_eval.yaml) also need
-them per renderer (Mermaid, Graphviz, PlantUML). This script splits a set by a chart-JSON key
-into sub-folders of links (the benchmark layout, nothing copied) and runs the very library calls
-those commands run, `evaluate_segmenter` and `evaluate_transcription`, on each part.
+``flowpath eval segment/transcribe`` break their figures down by style family, renderer and
+(family, renderer) pair, one command each. This script prints segmentation and transcription
+side by side in one compact table, for several sets at once and for any chart-JSON key (e.g. a
+``style`` key such as ``font``): it splits a set by that key into sub-folders of links (the
+benchmark layout, nothing copied) and runs the very library calls those commands run,
+`evaluate_segmenter` and `evaluate_transcription`, on each part.
 
     python eval/bench_gen_sets.py /work/data/gen_wild_eval --by renderer,family+renderer
     python eval/bench_gen_sets.py /work/data/gen_handdrawn_eval /work/data/gen_photo_eval --by family

@@ -15,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="score node segmentation against gold node regions",
         description="Segment every chart of a benchmark-layout folder or COCO instances json and "
                     "report COCO AP/AP50/AP75 (box and mask), recall and precision at IoU 0.5 "
-                    "and 0.7, and the mean IoU of matched regions, overall and per style family.")
+                    "and 0.7, and the mean IoU of matched regions, overall, per style family and, for "
+                    "generated charts, per renderer and (family, renderer) pair.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--bench", help="benchmark-layout folder (charts/*.png + *.json)")
     src.add_argument("--coco", help="COCO instances json (file_name relative to the json)")

@@ -16,8 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Segment (or take the gold node regions), label and transcribe every chart "
                     "of a benchmark-layout folder, match predicted letters to gold node ids by "
                     "region IoU, and report node-text word F1, node F1, directed edge P/R/F1, "
-                    "edge-condition accuracy and exact-graph rate, overall, per domain and per "
-                    "style family.")
+                    "edge-condition accuracy and exact-graph rate, overall, per domain, per "
+                    "style family and, for generated charts, per renderer and (family, renderer) "
+                    "pair.")
     p.add_argument("--bench", required=True, help="benchmark-layout folder (charts/*.png + *.json)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--segmenter", default="default", help="segmenter name (default: the default segmenter)")

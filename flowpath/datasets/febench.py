@@ -39,6 +39,7 @@ class BenchChart:
     regions: dict[str, Region]
     style_family: str = "default"
     domain: str | None = None
+    renderer: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
 
@@ -117,6 +118,7 @@ class Benchmark:
                            width=int(d.get("width", 0)), height=int(d.get("height", 0)),
                            regions=regions, style_family=style.get("family", "default"),
                            domain=d.get("domain") or _domain_from_id(chart_id),
+                           renderer=d.get("renderer"),
                            meta={k: v for k, v in d.items() if k not in ("mermaid", "nodes")})
         self._cache[chart_id] = chart
         return chart

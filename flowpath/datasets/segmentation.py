@@ -18,12 +18,14 @@ __all__ = ["GoldImage", "load_gold"]
 
 @dataclass
 class GoldImage:
-    """One evaluation image: where it is, its gold regions and its style family."""
+    """One evaluation image: where it is, its gold regions, its style family and (generated
+    charts) the renderer that drew it."""
 
     id: str
     path: Path
     regions: list[Region]
     family: str = "default"
+    renderer: str | None = None
 
 
 def load_gold(source: str | Path) -> tuple[str, list[GoldImage]]:
@@ -31,7 +33,8 @@ def load_gold(source: str | Path) -> tuple[str, list[GoldImage]]:
 
     COCO: ``images[].file_name`` is resolved against the json's folder (then ``images/`` and
     ``../images/`` under it); ``annotations[].segmentation`` polygons become region polygons; an
-    optional ``images[].style_family`` (or ``style.family``) gives the family.
+    optional ``images[].style_family`` (or ``style.family``) gives the family, an optional
+    ``images[].renderer`` the engine that drew it.
 
     Raises:
         ValueError: ``source`` is neither.
@@ -39,8 +42,8 @@ def load_gold(source: str | Path) -> tuple[str, list[GoldImage]]:
     src = Path(source)
     if src.is_dir():
         bench = Benchmark(src)
-        return str(src), [GoldImage(c.id, c.image_path, list(c.regions.values()), c.style_family)
-                          for c in bench.charts()]
+        return str(src), [GoldImage(c.id, c.image_path, list(c.regions.values()), c.style_family,
+                                    c.renderer) for c in bench.charts()]
     if src.suffix == ".json" and src.is_file():
         try:
             data = json.loads(src.read_text(encoding="utf-8"))
@@ -60,7 +63,8 @@ def load_gold(source: str | Path) -> tuple[str, list[GoldImage]]:
         for im in images:
             path = _resolve_image(src.parent, im["file_name"])
             fam = im.get("style_family") or (im.get("style") or {}).get("family") or "default"
-            out.append(GoldImage(str(im.get("id")), path, by_image.get(im["id"], []), fam))
+            out.append(GoldImage(str(im.get("id")), path, by_image.get(im["id"], []), fam,
+                                 im.get("renderer")))
         return str(src), out
     raise ValueError(f"{src}: expected a benchmark-layout folder or a COCO instances .json")
 

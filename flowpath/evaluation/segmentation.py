@@ -42,19 +42,22 @@ class SegmentationReport:
                    failures=list(d.get("failures", [])))
 
     def format_table(self) -> str:
-        """A readable fixed-width table: one line overall, one per style family."""
+        """A readable fixed-width table: one line overall, then one per style family, renderer
+        and (family, renderer) pair where the charts name their renderer."""
         cols = ["images", "gold", "pred", "recall@0.5", "precision@0.5", "recall@0.7",
                 "precision@0.7", "f1@0.7", "mean_iou", "AP", "AP50", "AP75", "segm_AP"]
-        head = f"{'set':<14}" + "".join(f"{c:>14}" for c in cols)
+        groups = [(g, self.summary.get(f"by_{g}", {})) for g in ("family", "renderer", "family+renderer")]
+        width = max([14] + [len(k) + 1 for _, per in groups for k in per])
+        head = f"{'set':<{width}}" + "".join(f"{c:>14}" for c in cols)
         lines = [f"segmenter {self.segmenter} on {self.dataset} "
                  f"({self.seconds_per_chart:.2f} s/chart, {len(self.failures)} failed)", head]
-        rows = [("overall", self.summary["overall"])] + sorted(self.summary.get("by_family", {}).items())
+        rows = [("overall", self.summary["overall"])] + [kv for _, per in groups for kv in sorted(per.items())]
         for name, row in rows:
             cells = []
             for c in cols:
                 v = row.get(c)
                 cells.append(f"{'-':>14}" if v is None else (f"{v:>14d}" if isinstance(v, int) else f"{v:>14.4f}"))
-            lines.append(f"{name:<14}" + "".join(cells))
+            lines.append(f"{name:<{width}}" + "".join(cells))
         return "\n".join(lines)
 
 
@@ -97,8 +100,8 @@ def evaluate_segmenter(segmenter: Any, source: str | Path, *, limit: int | None 
         pred = segmenter([img])[0]
         dt = time.perf_counter() - t0
         total += dt
-        row = metric.update(pred, g.regions, g.family, size=img.shape[:2])
-        row.update({"id": g.id, "family": g.family, "seconds": round(dt, 4)})
+        row = metric.update(pred, g.regions, g.family, size=img.shape[:2], renderer=g.renderer)
+        row.update({"id": g.id, "family": g.family, "renderer": g.renderer, "seconds": round(dt, 4)})
         charts.append(row)
     n = len(charts)
     return SegmentationReport(segmenter=getattr(segmenter, "name", type(segmenter).__name__),

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from flowpath.metrics.scores import style_groups
 from flowpath.metrics.transcription import TranscriptionMetric
 
 logger = logging.getLogger("flowpath.evaluation")
@@ -35,7 +36,8 @@ def evaluate_transcription(bench_dir: str | Path, transcriber: Any = None, *, se
         progress: show a progress bar.
 
     Returns:
-        The report: ``overall``, ``by_domain``, ``by_family`` rows, settings and per-chart failures.
+        The report: ``overall``, ``by_domain``, ``by_family`` (and, for charts that name their
+        renderer, ``by_renderer`` and ``by_family+renderer``) rows, settings and per-chart failures.
     """
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
@@ -80,9 +82,11 @@ def evaluate_transcription(bench_dir: str | Path, transcriber: Any = None, *, se
             failures.append({"chart": cid, "error": f"{type(exc).__name__}: {exc}"})
             continue
         row = metric.update(tr.chart, letter_regions, gold, chart.regions,
-                            groups={"domain": chart.domain or "unknown", "family": chart.style_family},
+                            groups={"domain": chart.domain or "unknown",
+                                    **style_groups(chart.style_family, chart.renderer)},
                             seconds=dt)
         records.append({"chart": cid, "domain": chart.domain, "family": chart.style_family,
+                        "renderer": chart.renderer,
                         **{k: v for k, v in row.items() if k != "charts"},
                         "problems": tr.problems, "mermaid": tr.mermaid})
     report = metric.summary()
@@ -109,7 +113,8 @@ _COLS = (("charts", "charts"), ("word_f1", "word F1"), ("node_f1", "node F1"),
 
 
 def markdown_report(report: dict[str, Any]) -> str:
-    """The report as Markdown tables (overall, per domain, per style family)."""
+    """The report as Markdown tables (overall, per domain, per style family, and per renderer
+    and (family, renderer) pair where the charts name their renderer)."""
     def fmt(v: Any) -> str:
         if v is None:
             return "-"
@@ -126,7 +131,7 @@ def markdown_report(report: dict[str, Any]) -> str:
                      f"{s.get('charts')} charts, bench `{s.get('bench')}`\n")
     lines += [head, sep]
     rows = [("overall", report["overall"])]
-    for g in ("domain", "family"):
+    for g in ("domain", "family", "renderer", "family+renderer"):
         for k, v in report.get(f"by_{g}", {}).items():
             rows.append((f"{g}={k}", v))
     for name, row in rows:

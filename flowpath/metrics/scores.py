@@ -81,3 +81,13 @@ class Tally:
         for key, per in self.groups.items():
             out[f"by_{key}"] = {v: row(c) for v, c in sorted(per.items())}
         return out
+
+
+def style_groups(family: str, renderer: str | None = None) -> dict[str, str]:
+    """The report groups of one chart's look: its style family and, for generated charts that
+    name the engine that drew them, the renderer and the (family, renderer) pair, so domain-shift
+    figures come out per engine as well as per style (``by_renderer``, ``by_family+renderer``)."""
+    groups = {"family": family}
+    if renderer:
+        groups.update({"renderer": renderer, "family+renderer": f"{family}+{renderer}"})
+    return groups

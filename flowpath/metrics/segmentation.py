@@ -24,7 +24,7 @@ from typing import Any
 from flowpath.geometry import Region
 from flowpath.metrics.iou import iou_matrix, region_rle, regions_extent
 from flowpath.metrics.matching import match_iou
-from flowpath.metrics.scores import Tally, prf
+from flowpath.metrics.scores import Tally, prf, style_groups
 
 __all__ = ["IOU_THRESHOLDS", "SegmentationMetric"]
 
@@ -60,8 +60,9 @@ class SegmentationMetric:
         self._images: list[dict[str, Any]] = []
 
     def update(self, pred: Sequence[Region], gold: Sequence[Region], family: str = "default",
-               size: tuple[int, int] | None = None) -> dict[str, Any]:
-        """Add one image. ``size`` = ``(height, width)`` (needed only for mask AP).
+               size: tuple[int, int] | None = None, renderer: str | None = None) -> dict[str, Any]:
+        """Add one image. ``size`` = ``(height, width)`` (needed only for mask AP); ``renderer``
+        (generated charts) adds ``by_renderer`` and ``by_family+renderer`` rows.
 
         Returns:
             This image's own row (recall/precision/F1/mean IoU), for per-chart reports.
@@ -74,7 +75,7 @@ class SegmentationMetric:
             if t == IOU_THRESHOLDS[0]:
                 counts["iou_sum"] = sum(m[2] for m in matches)
                 counts["iou_n"] = len(matches)
-        self._tally.add(counts, {"family": family})
+        self._tally.add(counts, style_groups(family, renderer))
         self._images.append({"pred": list(pred), "gold": list(gold), "family": family, "size": size})
         return _row(Counter(counts))
 

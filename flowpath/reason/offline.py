@@ -60,6 +60,11 @@ _WALK_SPLIT = re.compile(r"\s+(?:to|until)\s+|,\s*", re.I)
 # "what are the next two steps": a walk of that many steps downstream of the current one
 _NEXT_N = re.compile(r"\b(?:next|following) (two|three|four|2|3|4) (?:steps|actions|tasks|operations|nodes)\b", re.I)
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+_ASKS_DECISION = re.compile(r"\b(decision|check|condition)s?\b", re.I)
+_DECISION_LEAD = re.compile(r"\b(which|what) (decision|check|condition|question)s?\b[^?]{0,80}?\b(before|leads?|led|sends?)\b", re.I)
+# a story that says the person chose a step ("Sophia opts for an online calculator") settles the
+# check that step is a branch of (FlowExplainBench's applied-scenario figure, docs/reasoning.md)
+_CHOICE_CUE = re.compile(r"\b(opts?|opted|decides?|decided|chooses?|chose|picks?|picked|goes with|went with|elects?|elected)\b", re.I)
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
 _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
@@ -90,7 +95,11 @@ def classify_question(question: str, answer: str = "") -> str:
     if _FLOW.search(q):
         return "flow_referential"
     # compound questions ("what is X, and what follows") walk the flow
-    if re.search(r",\s*and what\b|\band what (is|was|would|will)\b", q, re.I):
+    if re.search(r",\s*and (what|which|with what)\b|\band what (is|was|would|will)\b", q, re.I):
+        return "flow_referential"
+    # FlowVQA's flow questions walk a subgraph around a decision backwards as well as forwards:
+    # "which check has to be passed before X" asks for the step before X
+    if _DECISION_LEAD.search(q):
         return "flow_referential"
     return "fact_retrieval"
 
@@ -575,6 +584,9 @@ class OfflineReasoner(Reasoner):
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
+        for d, t in self._chosen(ctx, _story(question)).items():
+            if d not in reads and (t == best or best in nx.descendants(ctx.g, t)):
+                settled[d] = t
         ancestors = nx.ancestors(ctx.g, best) - {d for d, t in reads.items() if t is None}
         # the scenario's situation: nodes the story (not its closing ask: "what happens to her
         # application?" names no step done) mentions upstream of the answer
@@ -591,6 +603,17 @@ class OfflineReasoner(Reasoner):
             done = self._done_before(ctx, story, first)
             if done is not None:
                 anchors.append(done)
+        if settled and cands:
+            # the opening sentence sets the scene: a step only it mentions, before the first
+            # settled check, is background, not the situation (the paper's scenario figure
+            # counts "initially measured in yards" -> "Input the number of yards" as
+            # over-attribution; docs/reasoning.md)
+            sentences = [x for x in re.split(r"(?<=[.!?])\s+", story.strip()) if x]
+            if len(sentences) >= 2:
+                first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+                rest = self._question_scores(ctx, " ".join(sentences[1:]))
+                before_first = nx.ancestors(ctx.g, first)
+                cands = [n for n in cands if n not in before_first or rest[n] >= self.scenario_threshold]
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
@@ -613,6 +636,26 @@ class OfflineReasoner(Reasoner):
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    def _chosen(self, ctx: _ChartContext, story: str) -> dict[str, str]:
+        """Checks a story settles by the choice the person made: a sentence with a choice cue
+        ("opts to", "decides to") that names a step best, that step being the target of a
+        labelled branch of a decision, maps that decision to the step. The paper's scenario
+        figure grounds "Sophia opts for an online calculator" in the check "Is an online
+        calculator available?" and the step it leads to (docs/reasoning.md)."""
+        out: dict[str, str] = {}
+        for sentence in re.split(r"(?<=[.!?])\s+", story.strip()):
+            if not _CHOICE_CUE.search(sentence):
+                continue
+            sc = self._question_scores(ctx, sentence)
+            n = max(ctx.index.ids, key=lambda k: (sc[k], -ctx.depth.get(k, 0)))
+            if sc[n] < self.scenario_threshold or node_kind(ctx.chart, n) in ("start", "end", "decision"):
+                continue
+            for p in ctx.chart.predecessors(n):
+                if node_kind(ctx.chart, p) == "decision" and any(
+                        e.target == n and e.condition in ("yes", "no") for e in ctx.chart.out_edges(p)):
+                    out.setdefault(p, n)
+        return out
 
     @staticmethod
     def _done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:
@@ -695,13 +738,17 @@ class OfflineReasoner(Reasoner):
                     break
                 walked.append(max(succ, key=lambda n: (a.get(n, 0.0), -ctx.depth.get(n, 0))))
             return list(dict.fromkeys(walked)), "the current step and the steps the question asks for after it"
-        if anchors and len(set(anchors)) == 1:
-            # only the current step is known: take the neighbour the cue asks for
-            c = anchors[0]
-            if _NEXT_CUE.search(question) and chart.successors(c):
-                anchors.append(max(chart.successors(c), key=lambda n: a.get(n, 0.0)))
-            if _PREV_CUE.search(question) and chart.predecessors(c):
-                anchors.append(max(chart.predecessors(c), key=lambda n: a.get(n, 0.0) + q[n]))
+        if anchors and (len(set(anchors)) == 1 or (cur in anchors and not walk and _ASKS_DECISION.search(question))):
+            # the neighbour the cue asks for, unless the anchors hold one already: "what is the
+            # immediate next step after X, and what decision led to it?" names the decision
+            # before X in the answer, and still asks for the step after X (the paper's example
+            # path: decision -> X -> next)
+            c = anchors[0] if len(set(anchors)) == 1 else cur
+            succ, pred = chart.successors(c), chart.predecessors(c)
+            if _NEXT_CUE.search(question) and succ and not set(succ) & set(anchors):
+                anchors.append(max(succ, key=lambda n: a.get(n, 0.0)))
+            if _PREV_CUE.search(question) and pred and not set(pred) & set(anchors):
+                anchors.append(max(pred, key=lambda n: a.get(n, 0.0) + q[n]))
         if not anchors:
             return [self._best_overall(ctx, question, answer)], "no node named strongly; best text match"
         rel = {n: max(q[n], a.get(n, 0.0)) for n in ctx.index.ids}

@@ -50,7 +50,7 @@ from flowpath.segment.postprocess import (
     resolve_overlaps,
     working_scale,
 )
-from flowpath.segment.strokes import holds_ink, ink_mask, stroke_regions
+from flowpath.segment.strokes import glyph_height, holds_ink, ink_mask, stroke_regions
 
 logger = logging.getLogger(__name__)
 
@@ -173,8 +173,10 @@ class ClassicalSegmenter(Segmenter):
         n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
-        # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look
-        rough = clean and _looks_hand_drawn(cands, n, work.shape[0] * work.shape[1], work, bg)
+        # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look,
+        # and on small ones, where it costs little and a sketch's look is under a pixel
+        rough = clean and (work.shape[0] * work.shape[1] <= SKETCH_ALWAYS_PIXELS
+                           or _looks_hand_drawn(cands, n, work.shape[0] * work.shape[1], work, bg))
         ink = None
         if self.strokes and (rough or not clean):
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
@@ -211,11 +213,15 @@ class ClassicalSegmenter(Segmenter):
             blobs = [b for b, row in zip(blobs, iou, strict=True) if not (row >= 0.5).any()]
         if rough:  # a blob keeps the arrowheads and overshoots touching an outline
             blobs = _yield_to_strokes(blobs, strokes)
+            # a letter's counter (O, D, B) closed by the pen is a solid, outlined blob too
+            blobs = _letter_sized_out(blobs, glyph_height(ink) if ink is not None else 0.0, sx, sy)
         flat_regions = regions + blobs
         if ink is not None:  # cells of squared paper are flat regions that hold no ink
             flat_regions = holds_ink(flat_regions, ink, sx, sy)
         regions = _prefer_filled(_prefer_outlined(flat_regions, strokes), colours)
         regions = resolve_overlaps(regions, iou_threshold=0.3, containment=0.7)
+        if rough:
+            regions = _drop_pockets(regions, strokes)
         if passes is None and self.page and not clean:  # a photo whose sheet was not found
             regions = _drop_grid_cells(regions, work, sx, sy)
         if not regions:
@@ -665,6 +671,33 @@ def _yield_to_strokes(blobs: list[Region], strokes: list[Region]) -> list[Region
     return keep
 
 
+def _letter_sized_out(regions: list[Region], letter: float, sx: float, sy: float) -> list[Region]:
+    """``regions`` less those whose shorter side is under `MIN_NODE_LETTERS` letter heights
+    (``letter``, working px; `glyph_height`): a node holds a line of text and padding around
+    it, a letter's counter is smaller than the letter."""
+    if letter <= 0:
+        return regions
+    return [r for r in regions
+            if min((r.bbox[2] - r.bbox[0]) * sx, (r.bbox[3] - r.bbox[1]) * sy) >= MIN_NODE_LETTERS * letter]
+
+
+def _drop_pockets(regions: list[Region], strokes: list[Region]) -> list[Region]:
+    """``regions`` less the stroke-pass ones whose box overlaps another region's box by
+    `POCKET_OVERLAP` of the smaller box: a pocket of paper that connectors close off between
+    nodes (holding an edge label, it passes as a node) is bounded partly by those nodes' own
+    outlines, while a node keeps clear of its neighbours. On the hand-drawn tuning sets (108
+    charts) it dropped 16 false regions and one node."""
+    ids = {id(s) for s in strokes}
+    if not ids or len(regions) < 2:
+        return regions
+    boxes = np.array([r.bbox for r in regions], float)
+    areas = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
+    share = box_intersection_matrix(boxes, boxes) / np.minimum(areas[:, None], areas[None, :])
+    np.fill_diagonal(share, 0.0)
+    return [r for r, row in zip(regions, share, strict=True)
+            if not (id(r) in ids and (row >= POCKET_OVERLAP).any())]
+
+
 def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     """Regions plus the colour-layer regions that do not compete with them.
 
@@ -737,6 +770,18 @@ POCKET_FILL_STEP = 40
 #: hachure fills of hand-drawn looks give 3,800-29,000; clean renders of every paper family 70-750,
 #: measured on the seg_tune_hand and seg_tune_clean tuning sets)
 HACHURE_REGIONS_PER_MPX = 2000
+#: on a hand-drawn chart a node's shorter side spans at least this many letter heights
+MIN_NODE_LETTERS = 1.5
+#: clean renders up to this many working pixels take the hand-drawn path whatever their look
+#: (`ClassicalSegmenter.segment`). A wide chart squeezed to 1600 px shows a pen's wobble,
+#: overshoots and double strokes under a pixel, so the look tests miss it (10 of the 13
+#: hand-drawn tuning charts they missed, of 172, were under 0.7 Mpx); on the 17 clean tuning
+#: renders this small (Mermaid, Graphviz, PlantUML) the path found the same regions, and its
+#: cost is linear in pixels. febench_dev's smallest chart has 0.89 Mpx
+SKETCH_ALWAYS_PIXELS = 750_000
+#: a stroke-pass region whose box overlaps another region's by this share of the smaller box
+#: is a pocket between connectors (`_drop_pockets`)
+POCKET_OVERLAP = 0.1
 #: on a hand-drawn chart, a solid blob more inked than this is a letter, not a node
 MAX_BLOB_INK = 0.45
 #: ink = darker than the local page by this share of it: photos and scans (pencil, blur) ...

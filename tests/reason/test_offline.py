@@ -469,3 +469,46 @@ def test_semantic_matching_finds_a_paraphrased_answer(loan):
     assert max(v[1] for v in lexical.values()) == 0.0
     assert max(semantic, key=lambda n: semantic[n][1]) == "R"
     assert all(semantic[n][0] >= lexical[n][0] for n in lexical)  # never below the lexical match
+
+
+@pytest.fixture(scope="module")
+def converter() -> FlowChart:
+    """A unit-conversion chart shaped like the applied-scenario figure of the FlowExplainBench
+    paper (an input step, a tool check, a later check whose branches rejoin)."""
+    return FlowChart.from_edges(
+        [("A", "B"), ("B", "C"), ("C", "F", "Yes"), ("C", "D", "No"), ("D", "M"), ("F", "G"),
+         ("G", "I", "Yes"), ("G", "J", "No"), ("I", "M"), ("J", "M"), ("M", "N")],
+        {"A": "Start", "B": "Input the number of yards", "C": "Is there internet access?",
+         "D": "Multiply the yards by 0.9144", "F": "Use the online calculator",
+         "G": "Is altitude adjustment needed?", "I": "Apply the altitude correction",
+         "J": "Continue without altitude adjustment", "M": "Obtain the converted value in meters",
+         "N": "End"})
+
+
+def test_scenario_choice_settles_its_check_and_background_is_not_the_situation(converter):
+    """The check a story settles by the person's choice starts the walk; a step only the opening
+    sentence mentions (background) and the steps after the answer are not grounding."""
+    q = ("Sophia, a landscape architect, is working on a garden plan that began with the need to input "
+         "the number of yards. Her team abroad works in metres. Sophia opts to use the online calculator. "
+         "She is unsure whether altitude matters here. A quick look shows that altitude adjustment is not "
+         "needed. What should she do about it?")
+    res = _ask(converter, q, "She should continue without altitude adjustment.")
+    assert {"C", "F", "G", "J"} <= set(res.node_ids), res.node_ids
+    assert not {"B", "M", "N", "I", "D"} & set(res.node_ids), res.node_ids
+
+
+@pytest.mark.parametrize("question,answer,expected", [
+    ("What is the immediate next step after you use the online calculator, and what decision led to that step?",
+     "Next you check whether altitude adjustment is needed; you got there by answering 'Yes' to "
+     "'Is there internet access?'.", {"C", "F", "G"}),
+    ("Which check has to be answered before you use the online calculator, and with what answer?",
+     "'Is there internet access?' must be answered 'Yes'.", {"C", "F"}),
+])
+def test_flow_decision_logic_questions_ground_the_decision_the_step_and_the_asked_neighbour(
+        converter, question, answer, expected):
+    """FlowVQA's flow questions walk a subgraph around a decision, forwards and backwards: the
+    answer names the decision, and the step the question asks about still gets its neighbour."""
+    assert classify_question(question, answer) == "flow_referential"
+    res = _ask(converter, question, answer)
+    assert expected <= set(res.node_ids), res.node_ids
+    assert _connected(converter, res.node_ids)

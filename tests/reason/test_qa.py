@@ -9,7 +9,14 @@ import re
 import networkx as nx
 import pytest
 
-from data_gen.qa import main, make_hard_questions, make_questions, random_chart, settle
+from data_gen.qa import (
+    main,
+    make_flowvqa_questions,
+    make_hard_questions,
+    make_questions,
+    random_chart,
+    settle,
+)
 from flowpath.datasets.febench import Benchmark
 from flowpath.mermaid import parse_mermaid
 from flowpath.reason import QUESTION_TYPES, classify_question
@@ -153,3 +160,105 @@ def test_settle_reads_back_as_the_branch(decision, condition):
         clause = settle(decision, condition, rng)
         assert clause is not None
         assert branch_taken(decision, f"It turns out {clause}.") == condition, clause
+
+
+def _flowvqa_questions(seed: int, n_charts: int):
+    rng = random.Random(seed)
+    for i in range(n_charts):
+        chart, domain = random_chart(rng, numeric_rate=0.5)
+        for q in make_flowvqa_questions(chart, f"c{i}", rng, domain=domain):
+            yield chart, q
+
+
+def test_flowvqa_style_golds_are_walks_the_reasoner_reads_as_their_type():
+    """Every scenario and flow gold is a directed walk through the chart, in flow order, that
+    stops at the answer (nothing after it); fact golds are one node; each question is read as
+    the type it was made as."""
+    seen = set()
+    for chart, q in _flowvqa_questions(3, 40):
+        g = chart.to_networkx()
+        seen.add(q["type"])
+        assert q["gold"] and set(q["gold"]) <= set(chart.nodes), q
+        assert classify_question(q["question"], q["answer"]) == q["type"], q["question"]
+        if q["type"] in ("applied_scenario", "flow_referential"):
+            assert nx.is_path(g, q["gold"]), q
+        if q["type"] == "fact_retrieval":
+            assert len(q["gold"]) == 1, q
+    assert seen == set(QUESTION_TYPES)
+
+
+def test_flowvqa_stories_settle_every_check_on_the_gold_walk():
+    """A persona story names the step the person is at or chose, and every other check on the
+    gold walk is settled by the story on the branch the walk takes; scenery and the closing ask
+    name no node."""
+    from flowpath.reason.branches import branch_taken
+
+    stories = choices = 0
+    for chart, q in _flowvqa_questions(5, 60):
+        if q["type"] != "applied_scenario":
+            continue
+        stories += 1
+        gold, story = q["gold"], q["question"]
+        assert story.rstrip().endswith("?") and len(re.split(r"(?<=[.!?])\s+", story)) >= 4, story
+        chose = re.search(r"\b(opts|decides) to\b", story) is not None
+        choices += chose
+        for a, b in zip(gold, gold[1:], strict=False):
+            if chart.nodes[a].kind != "decision":
+                continue
+            cond = next(e.condition for e in chart.out_edges(a) if e.target == b)
+            if chose and a == gold[0]:
+                # settled by the choice: the story names the step on that branch, reworded
+                obj = chart.nodes[b].text.partition(" ")[2].lower().removeprefix("the ").removeprefix("a ")
+                assert obj in story.lower(), (story, chart.nodes[b].text)
+            else:
+                assert branch_taken(chart.nodes[a].text, story) == cond, (story, chart.nodes[a].text)
+    assert stories >= 40 and choices >= 10, (stories, choices)
+
+
+def test_flowvqa_choice_story_background_step_is_not_gold():
+    """The step a choice story mentions as background (in its opening sentence, as the paper's
+    example does) lies before the first gold check and is not gold."""
+    checked = 0
+    for chart, q in _flowvqa_questions(9, 80):
+        story = q["question"]
+        if q["type"] != "applied_scenario" or not re.search(r"began when they had to|started with the need to", story):
+            continue
+        opening = re.split(r"(?<=[.!?])\s+", story)[0]
+        first = q["gold"][0]
+        assert chart.nodes[first].kind == "decision"
+        background = [p for p in chart.predecessors(first) if chart.nodes[p].kind not in ("start", "decision")]
+        assert background and background[0] not in q["gold"], q
+        obj = chart.nodes[background[0]].text.partition(" ")[2].lower().removeprefix("the ").removeprefix("a ")
+        assert obj in opening.lower(), (opening, chart.nodes[background[0]].text)
+        checked += 1
+    assert checked >= 5
+
+
+def test_flowvqa_fact_questions_name_a_verb_or_object_one_step_has():
+    """A one-node fact question names its step by a verb or an object no other step shares, so
+    it has one answer."""
+    asked = 0
+    for chart, q in _flowvqa_questions(13, 40):
+        if q["type"] != "fact_retrieval" or chart.nodes[q["gold"][0]].kind == "decision":
+            continue
+        steps = [n for n in chart if n.kind not in ("start", "end", "decision")]
+        verb, _, obj = chart.nodes[q["gold"][0]].text.partition(" ")
+        same_obj = [n for n in steps if n.text.partition(" ")[2].lower() == obj.lower()]
+        same_verb = [n for n in steps if n.text.partition(" ")[0].lower() == verb.lower()]
+        assert len(same_obj) == 1 or len(same_verb) == 1, q
+        asked += 1
+    assert asked >= 20
+
+
+def test_style_option_writes_a_readable_set_and_refuses_a_clash(tmp_path):
+    out = tmp_path / "fv"
+    assert main(["--out", str(out), "--charts", "6", "--seed", "2", "--style", "flowvqa"]) == 0
+    qs = _load(out)
+    assert len(list(Benchmark(out).questions)) == len(qs) and {q["type"] for q in qs} == set(QUESTION_TYPES)
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "x"), "--charts", "2", "--hard", "--style", "flowvqa"])
+    # --hard is unchanged: the same output as --style hard
+    a, b = tmp_path / "a", tmp_path / "b"
+    main(["--out", str(a), "--charts", "4", "--seed", "1", "--hard"])
+    main(["--out", str(b), "--charts", "4", "--seed", "1", "--style", "hard"])
+    assert (a / "questions.jsonl").read_text() == (b / "questions.jsonl").read_text()

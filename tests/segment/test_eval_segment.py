@@ -50,6 +50,23 @@ def test_report_round_trips_and_renders_a_table(tmp_path):
     assert "multi_color" in table and "recall@0.7" in table
 
 
+def test_charts_that_name_their_renderer_are_also_scored_per_renderer(tmp_path):
+    bench = write_bench(tmp_path / "b", styles=("default", "multi_color", "default"))
+    plain = evaluate_segmenter(GoldEcho([Region((0, 0, 5, 5))]), bench, coco=False)
+    assert "by_renderer" not in plain.summary  # the benchmark's own charts name no renderer
+    for path, renderer in zip(sorted((bench / "charts").glob("*.json")), ("mermaid", "graphviz", "graphviz"),
+                              strict=True):
+        d = json.loads(path.read_text())
+        path.write_text(json.dumps({**d, "renderer": renderer}))
+    rep = evaluate_segmenter(GoldEcho([Region((0, 0, 5, 5))]), bench, coco=False)
+    by_renderer, by_pair = rep.summary["by_renderer"], rep.summary["by_family+renderer"]
+    assert {k: v["images"] for k, v in by_renderer.items()} == {"graphviz": 2, "mermaid": 1}
+    assert set(by_pair) == {"default+mermaid", "multi_color+graphviz", "default+graphviz"}
+    assert by_renderer["graphviz"]["gold"] == by_pair["multi_color+graphviz"]["gold"] + by_pair["default+graphviz"]["gold"]
+    table = rep.format_table()
+    assert "multi_color+graphviz" in table and [c["renderer"] for c in rep.charts].count("graphviz") == 2
+
+
 def test_coco_and_benchmark_sources_load_the_same_gold(tmp_path):
     coco = write_coco(tmp_path / "c", n=2)
     name, images = load_gold(coco)

@@ -248,3 +248,73 @@ def test_small_nodes_whose_text_runs_close_to_the_outline_are_found_by_the_finer
     row = _score(fine, boxes)
     assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in fine]}"
     assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in fine]}"
+
+
+def _squeezed_chart(gap_box: bool = True, hachure: bool = False
+                    ) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """A small clean render (a wide chart squeezed to 1000 px): four ruler-straight boxes with
+    text in a line, so the flat pass finds interiors and they look machine-drawn; with
+    ``gap_box`` the third box's outline stops 6 px short of its top-left corner (a pen lifted),
+    so its inside leaks into the page; with ``hachure`` every box is filled with tinted
+    diagonal strokes (rough.js's hachure) that cut its inside into strips."""
+    img = np.full((160, 1000, 3), 255, np.uint8)
+    boxes = [(30, 50, 210, 110), (270, 50, 450, 110), (510, 50, 690, 110), (750, 50, 930, 110)]
+    if hachure:
+        fill = img.copy()
+        for d in range(-100, 1000, 9):
+            cv2.line(fill, (d, 160), (d + 160, 0), (150, 200, 225), 2, cv2.LINE_AA)
+        for x0, y0, x1, y1 in boxes:
+            img[y0:y1, x0:x1] = fill[y0:y1, x0:x1]
+    pen = (30, 30, 30)
+    for k, (x0, y0, x1, y1) in enumerate(boxes):
+        if gap_box and k == 2:
+            for a, b in (((x0 + 6, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)),
+                         ((x0, y1), (x0, y0 + 6))):
+                cv2.line(img, a, b, pen, 2, cv2.LINE_AA)
+        else:
+            cv2.rectangle(img, (x0, y0), (x1, y1), pen, 2, cv2.LINE_AA)
+        _text(img, x0 + 30, y0 + 38, ("Read", "Parse", "Check", "Write")[k], scale=0.8)
+    for (_, _, x1, _), (x0, _, _, _) in zip(boxes, boxes[1:], strict=False):
+        cv2.line(img, (x1, 80), (x0, 80), pen, 2, cv2.LINE_AA)
+    return img, boxes
+
+
+def test_a_small_clean_render_takes_the_hand_drawn_path_and_keeps_every_node():
+    """A squeezed sketch shows a pen's wobble under a pixel, so its boxes look ruler-straight;
+    under `SKETCH_ALWAYS_PIXELS` it goes through the stroke pass anyway, which finds the box
+    whose outline a pen gap opened; the boxes the flat pass found stay, and nothing is added."""
+    from flowpath.segment.classical import SKETCH_ALWAYS_PIXELS, _is_clean_render
+
+    img, boxes = _squeezed_chart()
+    assert _is_clean_render(img) and img.shape[0] * img.shape[1] <= SKETCH_ALWAYS_PIXELS
+    regions, _ = ClassicalSegmenter().segment(img)
+    row = _score(regions, boxes)
+    assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in regions]}"
+    assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in regions]}"
+    flat_only, _ = ClassicalSegmenter(strokes=False).segment(img)
+    assert _score(flat_only, boxes)["recall@0.7"] < 1.0, "the flat pass alone already finds the open box"
+
+
+def test_a_hachure_filled_node_stays_one_node():
+    """Tinted hachure strokes cut each box's inside into strips: on the hand-drawn path only
+    the pen is ink, so every box comes back whole, not as strips or letters' counters."""
+    img, boxes = _squeezed_chart(gap_box=False, hachure=True)
+    regions, _ = ClassicalSegmenter().segment(img)
+    row = _score(regions, boxes)
+    assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in regions]}"
+    assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in regions]}"
+
+
+def test_letter_counters_and_pockets_between_connectors_are_not_nodes():
+    """On the hand-drawn path a region under 1.5 letter heights on its shorter side is a
+    letter's counter, and a stroke region whose box runs into another region's box is a pocket
+    that connectors closed off between nodes; a stroke node clear of its neighbours stays."""
+    from flowpath.segment.classical import _drop_pockets, _letter_sized_out
+
+    counter, node = Region((100, 100, 108, 115)), Region((50, 50, 200, 110))
+    assert _letter_sized_out([counter, node], letter=14.0, sx=1.0, sy=1.0) == [node]
+    assert _letter_sized_out([counter, node], letter=0.0, sx=1.0, sy=1.0) == [counter, node]
+    flat = Region((300, 40, 420, 100))
+    pocket, alone = Region((150, 80, 340, 160)), Region((500, 40, 620, 100))
+    kept = _drop_pockets([node, flat, pocket, alone], strokes=[pocket, alone])
+    assert kept == [node, flat, alone]

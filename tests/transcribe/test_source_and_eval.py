@@ -110,3 +110,21 @@ def test_cli_eval_transcribe_source_on_examples(tmp_path, capsys):
     assert report["overall"]["edge_f1"] == 1.0 and report["overall"]["exact_graph_rate"] == 1.0
     assert (tmp_path / "transcription.md").read_text().count("| overall |") == 1
     assert len((tmp_path / "records.jsonl").read_text().splitlines()) == len(Benchmark(EXAMPLES))
+
+
+def test_eval_transcribe_reports_per_renderer_when_the_charts_name_one(tmp_path, capsys):
+    from flowpath.cli import main
+
+    bench = tmp_path / "bench"
+    shutil.copytree(EXAMPLES, bench)
+    charts = sorted((bench / "charts").glob("*.json"))
+    for k, path in enumerate(charts):
+        d = json.loads(path.read_text())
+        path.write_text(json.dumps({**d, "renderer": "graphviz" if k % 2 else "mermaid"}))
+    assert main(["eval", "transcribe", "--bench", str(bench), "--gold-regions", "--transcriber", "source",
+                 "--json", "--no-progress"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    per = report["by_renderer"]
+    assert sum(row["charts"] for row in per.values()) == len(charts)
+    assert per["mermaid"]["charts"] == (len(charts) + 1) // 2
+    assert all("+" in k for k in report["by_family+renderer"])
