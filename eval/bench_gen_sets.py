@@ -58,7 +58,7 @@ def split_set(bench: Path, key: str, into: Path) -> dict[str, Path]:
     return out
 
 
-def measure(bench: Path, transcribe: bool, gold_regions: bool = False) -> dict[str, Any]:
+def measure(bench: Path, transcribe: bool, gold_regions: bool = False, transcriber: Any = None) -> dict[str, Any]:
     from flowpath.evaluation.segmentation import evaluate_segmenter
     from flowpath.evaluation.transcription import evaluate_transcription
     from flowpath.segment import default_segmenter
@@ -71,7 +71,7 @@ def measure(bench: Path, transcribe: bool, gold_regions: bool = False) -> dict[s
         row = {"charts": seg["images"], "R@0.7": seg["recall@0.7"], "P@0.7": seg["precision@0.7"],
                "R@0.5": seg["recall@0.5"], "P@0.5": seg["precision@0.5"]}
     if transcribe:
-        rep = evaluate_transcription(bench, gold_regions=gold_regions)
+        rep = evaluate_transcription(bench, transcriber, gold_regions=gold_regions)
         row.update({"word_F1": rep["overall"].get("word_f1"), "edge_F1": rep["overall"].get("edge_f1"),
                     "tr_failed": len(rep["failures"])})
     row["s/chart"] = (time.perf_counter() - t0) / max(1, row["charts"])
@@ -87,7 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gold-regions", action="store_true", help="transcribe the gold node regions (no segmentation)")
     p.add_argument("--only", default="", help="keep only groups whose value starts with this (e.g. wild)")
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    p.add_argument("--learned-ocr", action="store_true",
+                   help="OCRTranscriber(learned=True): the learned recogniser also reads small print")
     args = p.parse_args(argv)
+    transcriber = None
+    if args.learned_ocr:
+        from flowpath.transcribe.ocr import OCRTranscriber
+
+        transcriber = OCRTranscriber(learned=True)
     import logging
 
     logging.disable(logging.WARNING)
@@ -102,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
                            if g.startswith(args.only)]
             for name, d in groups:
                 row = {"set": bench.name, "group": name,
-                       **measure(d, not args.segment_only, gold_regions=args.gold_regions)}
+                       **measure(d, not args.segment_only, gold_regions=args.gold_regions,
+                                  transcriber=transcriber)}
                 rows.append(row)
                 print(" | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row.values()), flush=True)
     usage = resource.getrusage(resource.RUSAGE_SELF)

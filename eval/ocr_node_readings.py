@@ -6,7 +6,8 @@
 For every chart of a benchmark-layout folder, the gold node regions are labelled and the
 `OCRTranscriber`'s own node crops are read by tesseract, by rapidocr's recogniser on blank-row
 line bands (``rapidocr_split``: `RapidOCREngine.recognise`) and by rapidocr's detector +
-recogniser (``rapidocr_det``: `RapidOCREngine.read`).
+recogniser (``rapidocr_det``: `RapidOCREngine.read`) and by the learned line recogniser
+(``textrec``: `flowpath.transcribe.ocr.recogniser.LineRecogniserEngine`, ``--textrec-model``).
 One JSON line per node: gold text and line count, the crop's line bands, and per engine the
 text read, its confidence, its word true positives and CPU seconds. ``--summary`` prints word
 F1 per engine, per gold line count and per font, the per-node oracle, and what
@@ -25,10 +26,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-ENGINES = ("tesseract", "rapidocr_split", "rapidocr_det")
+ENGINES = ("tesseract", "rapidocr_split", "rapidocr_det", "textrec")
 
 
-def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINES) -> list[dict[str, Any]]:
+def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINES,
+               textrec_model: Path | None = None) -> list[dict[str, Any]]:
     """One record per gold node with text: each engine's reading of its crop."""
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
@@ -37,14 +39,18 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
     from flowpath.models.base import LabelledChart
     from flowpath.transcribe.ocr import OCRTranscriber
     from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading, split_lines
+    from flowpath.transcribe.ocr.recogniser import MODEL_DIR, LineRecogniserEngine
 
     rapid = RapidOCREngine()
+    learned = LineRecogniserEngine(textrec_model or MODEL_DIR) if "textrec" in engines else None
     captured: list[Any] = []
+    heights: list[float | None] = []
 
     class Capturing(OCRTranscriber):
-        def read(self, crops: list[Any]) -> list[Reading]:
+        def read(self, crops: list[Any], line_height: float | None = None) -> list[Reading]:
             captured.append(crops)
-            return super().read(crops)
+            heights.append(line_height)
+            return super().read(crops, line_height)
 
     tr = Capturing(engine="tesseract")
     bm = Benchmark(bench)
@@ -57,13 +63,15 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
         labelled, letter_regions = draw_labels(image, [chart.regions[k] for k in ids], names=ids)
         ids = list(letter_regions)  # reading order: the order of the transcriber's crops
         captured.clear()
+        heights.clear()
         tr([LabelledChart(image, labelled, letter_regions, str(chart.image_path))])
         crops = captured[0]
         readings: dict[str, list[Reading]] = {}
         seconds: dict[str, float] = {}
         for name, read in (("tesseract", tr.tesseract.read), ("rapidocr_split", rapid.recognise),
-                           ("rapidocr_det", rapid.read)):
-            if name not in engines:
+                           ("rapidocr_det", rapid.read),
+                           ("textrec", learned.read if learned is not None else None)):
+            if name not in engines or read is None:
                 readings[name], seconds[name] = [Reading() for _ in crops], 0.0
                 continue
             t = time.process_time()
@@ -78,7 +86,7 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
             if not label.strip() or crops[i] is None:
                 continue
             out.append({
-                "chart": cid, "node": k, "font": font, "gold": label,
+                "chart": cid, "node": k, "font": font, "gold": label, "line_h": heights[0],
                 "gold_lines": label.count("<br>") + label.count("\n") + 1,
                 "bands": [b - a for a, b in split_lines(crops[i].image)],
                 **{name: {"text": texts[name][i], "conf": round(readings[name][i].confidence, 4),
@@ -87,6 +95,16 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
                    for name in ENGINES},
             })
     return out
+
+
+#: step-3 settings the summary compares (choice.SMALL_PRINT_BELOW, choice.LEARNED_MARGIN)
+_SMALL_BELOW = (12.0, 14.0, 16.0, 1e9)
+_MARGINS = (-0.2, -0.1, 0.0, 0.1, 0.2, 1.0)
+
+
+def _get(record: dict[str, Any], engine: str) -> dict[str, Any]:
+    """One engine's reading in a record (records written before an engine existed lack it)."""
+    return record.get(engine) or {"text": "", "conf": 0.0, "lines": None, "cpu_s": 0.0}
 
 
 def overlap(pred: str, gold: str) -> tuple[int, int, int]:
@@ -115,21 +133,22 @@ def summary(records: list[dict[str, Any]]) -> None:
         for g in sorted(groups, key=str):
             rs = groups[g]
             print(f"{str(g):22s} {len(rs):5d} "
-                  + " ".join(f"{f1([overlap(r[e]['text'], r['gold']) for r in rs]):15.3f}" for e in ENGINES))
+                  + " ".join(f"{f1([overlap(_get(r, e)['text'], r['gold']) for r in rs]):15.3f}" for e in ENGINES))
 
     table("overall", lambda r: "all")
     table("gold lines", lambda r: r["gold_lines"])
     table("font", lambda r: r["font"])
-    best = [max((overlap(r[e]["text"], r["gold"]) for e in ENGINES), key=lambda o: 2 * o[0] - o[1])
+    best = [max((overlap(_get(r, e)["text"], r["gold"]) for e in ENGINES), key=lambda o: 2 * o[0] - o[1])
             for r in records]
     print(f"\noracle (best engine per node): {f1(best):.3f}")
-    cpu = {e: sum(r[e]["cpu_s"] for r in records) / len(records) for e in ENGINES}
+    cpu = {e: sum(_get(r, e)["cpu_s"] for r in records) / len(records) for e in ENGINES}
     print("CPU s per node: " + ", ".join(f"{e} {v:.3f}" for e, v in cpu.items()))
     by_chart: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_chart[r["chart"]].append(r)
     picked: list[tuple[int, int, int]] = []
     engines: Counter[str] = Counter()
+    first: dict[int, tuple[str, str, float]] = {}  # id(record) -> (engine, text, conf) after steps 1-2
     for rs in by_chart.values():
         choice = choose_engines([r["tesseract"]["conf"] for r in rs])
         for i, r in enumerate(rs):
@@ -141,7 +160,26 @@ def summary(records: list[dict[str, Any]]) -> None:
             # records written before the engine applied fix_letter_slips itself
             text = r[name]["text"] if name == "tesseract" else fix_letter_slips(r[name]["text"])
             picked.append(overlap(text, r["gold"]))
+            first[id(r)] = (name, text, r[name]["conf"])
     print(f"choice.choose_engines: {f1(picked):.3f} ({dict(engines)})")
+    if not any("textrec" in r for r in records):
+        return
+    # step 3 (choice.learned_opinion) on top of steps 1-2, for a few bounds and margins
+    print("\nstep 3, learned recogniser on small print: word F1 (nodes it takes)")
+    print(f"{'small_below':>12s} " + " ".join(f"{'margin ' + str(m):>16s}" for m in _MARGINS))
+    for below in _SMALL_BELOW:
+        cells = []
+        for margin in _MARGINS:
+            rows, taken = [], 0
+            for r in records:
+                name, text, conf = first[id(r)]
+                tr = _get(r, "textrec")
+                small = r.get("line_h") is not None and r["line_h"] < below
+                if small and tr["text"] and tr["conf"] + margin >= conf:
+                    text, taken = tr["text"], taken + 1
+                rows.append(overlap(text, r["gold"]))
+            cells.append(f"{f1(rows):.3f} ({taken:4d})")
+        print(f"{below:12.1f} " + " ".join(f"{c:>16s}" for c in cells))
 
 
 def main() -> int:
@@ -151,12 +189,13 @@ def main() -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--engines", default=",".join(ENGINES), help="engines to read with (others read nothing)")
     ap.add_argument("--summary", type=Path, nargs="*", help="summarise records written before")
+    ap.add_argument("--textrec-model", type=Path, help="learned recogniser folder (default: the shipped one)")
     args = ap.parse_args()
     records: list[dict[str, Any]] = []
     for path in args.summary or ():
         records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     for bench in args.bench:
-        records += read_nodes(bench, args.limit, tuple(args.engines.split(",")))
+        records += read_nodes(bench, args.limit, tuple(args.engines.split(",")), args.textrec_model)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

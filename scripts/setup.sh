@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES="chromium tesseract-ocr tesseract-ocr-eng graphviz fonts-dejavu-core fonts-liberation plantuml fonts-crosextra-carlito fonts-crosextra-caladea fonts-humor-sans fonts-comic-neue fonts-bwht fonts-klee fonts-dkg-handwriting fonts-breip fonts-femkeklaver"
+APT_PACKAGES="chromium tesseract-ocr tesseract-ocr-eng graphviz fonts-dejavu-core fonts-liberation plantuml fonts-crosextra-carlito fonts-crosextra-caladea fonts-humor-sans fonts-comic-neue fonts-bwht fonts-klee fonts-dkg-handwriting fonts-breip fonts-femkeklaver fonts-freefont-ttf fonts-urw-base35 fonts-open-sans fonts-texgyre fonts-linuxlibertine fonts-roboto-unhinted"
 VENV=${FLOWPATH_VENV:-.venv}
 PY=${PYTHON:-python3}
 

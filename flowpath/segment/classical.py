@@ -45,6 +45,8 @@ from flowpath.models.base import Segmenter
 from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
     CLASSICAL_MAX_PIXELS,
+    TEXT_STEP,
+    holds_text,
     polygon_of_contour,
     region_from_polygon,
     resolve_overlaps,
@@ -279,6 +281,9 @@ class ClassicalSegmenter(Segmenter):
             hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
             if area / max(hull, 1.0) < self.min_solidity:
                 continue
+            if pen is None and not _blob_holds_text(work[y:y + h, x:x + w], m):
+                continue  # one colour throughout (a filled dot): a node holds a label (on a
+                # hand-drawn chart the pen inside is the label, tested below)
             if pen is not None:
                 blob = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
                 held = pen[y:y + h, x:x + w] & cv2.erode(blob, np.ones((5, 5), np.uint8)).astype(bool)
@@ -338,6 +343,8 @@ class ClassicalSegmenter(Segmenter):
             text_h = float(_tallest_line(holes))
             if w[i] < 2.0 * text_h or h[i] < 1.2 * text_h:
                 continue  # a glyph body around its counters, or a tiny pocket
+            if not _holes_hold_text(work[y0:y1, x0:x1], m.astype(bool), holes):
+                continue  # JPEG specks in a filled dot (an activity diagram's start)
             ys, xs = np.nonzero(holes)
             text_box = (int(xs.min()) + x0, int(ys.min()) + y0, int(xs.max()) + x0 + 1, int(ys.max()) + y0 + 1)
             out.append(_Cand(int(i), x0, y0, x1, y1, filled.astype(bool), int(area[i]), fill_area,
@@ -729,6 +736,41 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
         drop.update(np.nonzero((inter >= 0.8 * areas) & (areas < 0.7 * ca))[0].tolist())
         keep.append(c)
     return [f for i, f in enumerate(flat) if i not in drop] + keep
+
+
+def _holes_hold_text(crop: np.ndarray, flat: np.ndarray, holes: np.ndarray) -> bool:
+    """Whether the holes of a flat region (``flat``, ``holes``: bool masks over the RGB ``crop``)
+    hold text: enough of their pixels far from the region's own colour (`holds_text`). On a
+    JPEG raster a region of one colour (a filled start dot) has holes too: specks of
+    compression noise a few levels off, where a label's glyphs are ink of another colour."""
+    step = 3 if min(flat.shape) >= 30 else 1  # a sample of the fill is enough for its median
+    fill = np.median(crop[::step, ::step][flat[::step, ::step]], axis=0)
+    return holds_text(np.abs(crop[holes].astype(np.int16) - fill).max(axis=1))
+
+
+def _blob_holds_text(crop: np.ndarray, blob: np.ndarray) -> bool:
+    """Whether a solid blob (0/1 ``blob`` over the RGB ``crop``) holds a label: text off the
+    colour of its inside (`holds_text`) drawn on that colour, i.e. pieces of off-colour pixels
+    that do not reach the blob's rim. The outline, its anti-aliasing, and a drop shadow the
+    blob took in (a filled start dot and its shadow are one blob, one colour inside and a
+    lighter crescent on two sides) all run out to the rim. Pieces are taken at two steps from
+    the fill: faint text (JPEG) is found at half `TEXT_STEP`, and at the full step a label is
+    freed from a hachure fill's strokes, which run to the outline and touch the letters."""
+    import cv2
+
+    dist = cv2.distanceTransform(np.pad(blob, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]  # the crop's edge is outside
+    core = dist >= 3
+    if not core.any():
+        return False
+    dev = np.abs(crop.astype(np.int16) - np.median(crop[core], axis=0)).max(axis=2)
+    inside = np.zeros(blob.shape, bool)
+    for step in (TEXT_STEP // 2, TEXT_STEP):
+        off = ((dev > step) & blob.astype(bool)).astype(np.uint8)
+        n, lab = cv2.connectedComponents(off, connectivity=8)
+        rim = np.zeros(n, bool)
+        rim[lab[(dist <= 1.5) & (off > 0)]] = True
+        inside |= (off > 0) & ~rim[lab]
+    return holds_text(np.where(inside, dev, 0))
 
 
 def _tallest_line(holes: np.ndarray) -> int:

@@ -15,7 +15,9 @@ import numpy as np
 
 from flowpath.geometry import Region
 from flowpath.segment.postprocess import (
+    MIN_TEXT_PIXELS,
     fill_holes,
+    holds_text,
     innermost_regions,
     interior_blobs,
     polygon_of_contour,
@@ -45,10 +47,6 @@ HELD_MIN_SIDE = 1.6
 HELD_CORE = 0.3
 #: share of the ring around a held node that is the subgraph's own fill colour
 HELD_ON_FILL = 0.6
-#: text inside a fill: pixels this far (grey levels) from the fill's median ...
-TEXT_STEP = 50
-#: ... or this many pixels half as far (small text blurred into the fill by JPEG)
-FAINT_TEXT_PIXELS = 24
 
 
 def chroma(image: np.ndarray) -> np.ndarray:
@@ -106,7 +104,8 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
             blobs.extend((b, True) for b in _held_blobs(lab[y:y + h, x:x + w], col[y:y + h, x:x + w], m, x, y, k,
                                                          min_size, min_contrast))
         inner = cv2.erode(m, ring, iterations=3).astype(bool)
-        if not inner.any() or not _holds_text(grey[y:y + h, x:x + w][inner], (holes[y:y + h, x:x + w] & m).any()):
+        text_holes = int((holes[y:y + h, x:x + w] & m).sum())
+        if not inner.any() or not _holds_text(grey[y:y + h, x:x + w][inner], text_holes):
             continue
         # a filled shape: coloured over most of its area, and no uncoloured hole bigger than
         # a text line (a coloured subgraph frame around white nodes, a coloured pen's outline)
@@ -116,6 +115,10 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         nh, _, hst, _ = cv2.connectedComponentsWithStats(unc, connectivity=4)
         if nh > 1 and hst[1:, 4].max() > 0.2 * area:
             continue
+        if _edge_contrast(image, m, x, y) < min_contrast:
+            continue  # a speck of a pale, textured backdrop whose chroma hovers at the threshold
+        m, x, y = _trim_surround(image, m, x, y, min_contrast)
+        (h, w), area = m.shape, int(m.sum())
         cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         c = max(cs, key=cv2.contourArea)
         if shrink:  # the layer ends at the border's outer edge; the node at its centre line
@@ -126,8 +129,6 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
         if area / max(hull, 1.0) < min_solidity:
             continue
-        if _edge_contrast(image, m, x, y) < min_contrast:
-            continue  # a speck of a pale, textured backdrop whose chroma hovers at the threshold
         poly = np.asarray(polygon_of_contour(c), dtype=float)
         if len(poly) < 3:
             continue
@@ -185,19 +186,18 @@ def _held_blobs(lab: np.ndarray, col: np.ndarray, blob: np.ndarray, x: int, y: i
     return out
 
 
-def _holds_text(grey: np.ndarray, has_holes: bool) -> bool:
-    """Whether a blob's inner pixels (grey levels, 1-D) hold text: holes in the colour layer, or
-    pixels clearly darker or lighter than the fill (white text on a dark fill). JPEG smears small
-    text into the fill, so many pixels half as far from it count too."""
-    if has_holes:
-        return True
-    dev = np.abs(grey - np.median(grey))
-    return bool((dev > TEXT_STEP).sum() >= 8 or (dev > TEXT_STEP // 2).sum() >= FAINT_TEXT_PIXELS)
+def _holds_text(grey: np.ndarray, hole_pixels: int) -> bool:
+    """Whether a blob's inner pixels (grey levels, 1-D) hold text: `MIN_TEXT_PIXELS` holes in the
+    colour layer (a speck or two of JPEG noise in an arrowhead is not a label), or pixels
+    clearly darker or lighter than the fill (white text on a dark fill). JPEG smears small text
+    into the fill, so many pixels half as far from it count too."""
+    return hole_pixels >= MIN_TEXT_PIXELS or holds_text(np.abs(grey - np.median(grey)))
 
 
-def _edge_contrast(image: np.ndarray, blob: np.ndarray, x: int, y: int) -> float:
-    """CIE76 Lab difference between the median colour inside ``blob`` (a 0/1 crop at ``(x, y)``
-    of ``image``) and the median colour of the ring 2-5 px outside it."""
+def _with_ring(image: np.ndarray, blob: np.ndarray, x: int, y: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """``blob`` (a 0/1 crop at ``(x, y)`` of ``image``) on a crop 6 px wider each side:
+    ``(Lab crop (CIE units, float32), blob mask, ring 2-5 px outside the blob, y0, x0)``."""
     import cv2
 
     H, W = image.shape[:2]
@@ -207,10 +207,48 @@ def _edge_contrast(image: np.ndarray, blob: np.ndarray, x: int, y: int) -> float
     m = np.zeros((yb - ya, xb - xa), np.uint8)
     m[y - ya:y - ya + h, x - xa:x - xa + w] = blob
     dist = cv2.distanceTransform(1 - m, cv2.DIST_L2, 3)
-    ring = (dist >= 2) & (dist <= 5)
+    lab = cv2.cvtColor(image[ya:yb, xa:xb].astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+    return lab, m, (dist >= 2) & (dist <= 5), ya, xa
+
+
+def _edge_contrast(image: np.ndarray, blob: np.ndarray, x: int, y: int) -> float:
+    """CIE76 Lab difference between the median colour inside ``blob`` (a 0/1 crop at ``(x, y)``
+    of ``image``) and the median colour of the ring 2-5 px outside it."""
+    import cv2
+
+    lab, m, ring, _, _ = _with_ring(image, blob, x, y)
     if not ring.any():
         return 0.0
-    lab = cv2.cvtColor(image[ya:yb, xa:xb].astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
     core = cv2.erode(m, np.ones((3, 3), np.uint8), iterations=2).astype(bool)
     inside = np.median(lab[core if core.any() else m.astype(bool)], axis=0)
     return float(np.linalg.norm(inside - np.median(lab[ring], axis=0)))
+
+
+def _trim_surround(image: np.ndarray, blob: np.ndarray, x: int, y: int, min_contrast: float
+                   ) -> tuple[np.ndarray, int, int]:
+    """``blob`` (a 0/1 crop at ``(x, y)``) less the rim of the colour around it: a pale tint
+    (a subgraph's fill, tinted paper) whose chroma hovers at the colour threshold joins the
+    layer in patches along a node's edge and would grow its box past the border. Pixels within
+    half ``min_contrast`` (CIE76) of the ring outside the blob are dropped, holes (text, a
+    gradient's pale band enclosed by the border) filled again, and the largest piece kept; the
+    blob is kept whole when that would take half of it (it is not a shape on that colour).
+    Returns ``(blob, x, y)``, cropped to what is left."""
+    import cv2
+
+    lab, m, ring, ya, xa = _with_ring(image, blob, x, y)
+    if not ring.any():
+        return blob, x, y
+    near = np.linalg.norm(lab - np.median(lab[ring], axis=0), axis=2) < min_contrast / 2
+    cut = m.astype(bool) & near
+    if not cut.any():
+        return blob, x, y
+    keep = fill_holes((m.astype(bool) & ~cut).astype(np.uint8))
+    keep = cv2.morphologyEx(keep, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, lab_ids, st, _ = cv2.connectedComponentsWithStats(keep, connectivity=4)
+    if n < 2:
+        return blob, x, y
+    i = 1 + int(np.argmax(st[1:, 4]))
+    if st[i, 4] < 0.5 * blob.sum():
+        return blob, x, y
+    bx, by, bw, bh = (int(v) for v in st[i, :4])
+    return (lab_ids[by:by + bh, bx:bx + bw] == i).astype(np.uint8), bx + xa, by + ya

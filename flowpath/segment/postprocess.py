@@ -17,6 +17,14 @@ from flowpath.geometry import Region, box_iou_matrix
 #: Images above this many pixels are processed downscaled (the classical segmenter's cost is
 #: linear in pixels; 2x-scale Mermaid renders still have 2 px strokes at this budget).
 CLASSICAL_MAX_PIXELS = 6_000_000
+#: text inside a node: pixels this far (grey or colour levels) from the fill ...
+TEXT_STEP = 50
+#: ... or this many pixels half as far (small text blurred into the fill by JPEG)
+FAINT_TEXT_PIXELS = 24
+#: ... and at least this many of the far ones (JPEG specks in a filled start dot are 21-25
+#: levels off their fill; the text of the wild tuning sets' nodes holds hundreds of pixels
+#: over 100 off)
+MIN_TEXT_PIXELS = 8
 
 
 def working_scale(height: int, width: int, max_pixels: int = CLASSICAL_MAX_PIXELS) -> float:
@@ -122,6 +130,16 @@ def resolve_overlaps(regions: list[Region], iou_threshold: float = 0.5,
         if not drop:
             kept.append(j)
     return [regions[order[j]] for j in kept]
+
+
+def holds_text(deviation: np.ndarray) -> bool:
+    """Whether a node's inner pixels hold text, given how far each is from the node's fill
+    (grey or max-over-RGB levels, any shape): `MIN_TEXT_PIXELS` pixels `TEXT_STEP` off, or
+    `FAINT_TEXT_PIXELS` half as far (JPEG smears small text into the fill). A flowchart node
+    holds a label; a filled dot (an activity diagram's start) or a blob of one colour does not,
+    whatever specks JPEG leaves in it."""
+    return bool((deviation > TEXT_STEP).sum() >= MIN_TEXT_PIXELS
+                or (deviation > TEXT_STEP // 2).sum() >= FAINT_TEXT_PIXELS)
 
 
 def fill_holes(mask: np.ndarray) -> np.ndarray:

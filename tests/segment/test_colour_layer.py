@@ -153,3 +153,36 @@ def test_nodes_on_a_subgraph_tinted_in_their_own_hue_are_found_and_the_subgraph_
     assert row["recall@0.7"] == 1.0, f"nodes lost inside the subgraph's tint: {[r.bbox for r in found]}"
     assert row["precision@0.7"] == 1.0, f"the subgraph (or a pocket of it) taken for a node: {[r.bbox for r in found]}"
 
+
+
+def _tinted_subgraph_chart(seed: int) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """Olive nodes on an olive-tinted subgraph whose chroma (39) hovers at the colour threshold,
+    on grainy grey paper, joined by navy connectors whose arrowheads touch the nodes: a JPEG
+    web raster. Gold boxes run along the borders' centre lines."""
+    rng = np.random.default_rng(seed)
+    img = np.full((300, 400, 3), (239, 239, 239), np.uint8)
+    img[20:280, 20:380] = (223, 225, 186)  # the subgraph's pale tint
+    boxes = [(110, 50, 290, 95), (110, 190, 290, 235)]
+    for x0, y0, x1, y1 in boxes:
+        cv2.rectangle(img, (x0, y0), (x1, y1), (147, 147, 21), -1)
+        cv2.rectangle(img, (x0, y0), (x1, y1), (97, 97, 4), 2)
+        cv2.putText(img, "Plant a thin layer", (x0 + 20, (y0 + y1) // 2 + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                    (0, 0, 0), 1, cv2.LINE_AA)
+    navy = (31, 56, 100)
+    cv2.line(img, (200, 95), (200, 180), navy, 2)
+    cv2.fillPoly(img, [np.array([[193, 179], [207, 179], [200, 189]], np.int32)], navy)
+    img = np.clip(img.astype(np.int32) + rng.integers(-6, 7, img.shape), 0, 255).astype(np.uint8)
+    return _jpeg(cv2.GaussianBlur(img, (3, 3), 0), 60), boxes
+
+
+def test_nodes_on_a_tint_at_the_colour_threshold_keep_tight_boxes_and_arrowheads_are_not_nodes():
+    """Patches of the tint join the colour layer along a node's edge: the node's box must still
+    end at its border (IoU 0.7 needs it), and the coloured arrowhead touching the lower node,
+    with a JPEG speck or two inside, is no node."""
+    img, boxes = _tinted_subgraph_chart(5)
+    regions = colour_regions(img, 1.0, 1.0, img.shape[:2])
+    ious = SegmentationMetric().update(regions, [Region(b) for b in boxes])
+    assert ious["recall@0.7"] == 1.0, f"node boxes grown into the tint: {[r.bbox for r in regions]}"
+    assert ious["precision@0.7"] == 1.0, f"false colour blobs: {[r.bbox for r in regions]}"
+    for region, box in zip(sorted(regions, key=lambda r: r.bbox[1]), boxes, strict=True):
+        assert max(abs(a - b) for a, b in zip(region.bbox, box, strict=True)) <= 3, (region.bbox, box)

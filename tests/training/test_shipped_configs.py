@@ -36,8 +36,11 @@ def _load(path: Path):
         from training.train_flow2mermaid import Flow2MermaidConfig as cls
     elif path.name.startswith("segmenter_"):
         from training.train_segmenter import SegTrainConfig as cls
+    elif path.name.startswith("text_recogniser_"):
+        from training.train_text_recogniser import TextRecTrainConfig as cls
     else:
-        pytest.fail(f"{path.name}: no loader known for this config (name it gen_*, flow2mermaid_* or segmenter_*)")
+        pytest.fail(f"{path.name}: no loader known for this config "
+                    "(name it gen_*, flow2mermaid_*, segmenter_* or text_recogniser_*)")
     import dataclasses
 
     return dataclasses.asdict(load_config(cls, path))

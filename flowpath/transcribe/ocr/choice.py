@@ -1,4 +1,5 @@
-"""Which OCR engine reads which node: tesseract (print) or rapidocr (handwriting).
+"""Which OCR engine reads which node: tesseract (print), rapidocr (handwriting), the learned
+line recogniser (small print).
 
 The rule (docs/transcription.md, "Choosing the engine"), applied to one chart's node crops
 after tesseract has read them all:
@@ -12,8 +13,13 @@ after tesseract has read them all:
    ``CROP_BELOW`` (or not at all) is read by rapidocr too, and the more confident reading is
    kept (tesseract's 0-100 scaled to 0-1, rapidocr's line score).
 
-Clean renders are read confidently by tesseract, so neither step sends them to the slower
-engine. The thresholds were chosen per node on a generated hand-drawn tuning set drawn in the train
+3. **Small print** (issue 14), on print charts: when the chart's text lines are shorter than
+   ``SMALL_PRINT_BELOW`` px (web images whose 10-px serif text tesseract's fast model misreads),
+   the learned line recogniser (`flowpath.transcribe.ocr.recogniser`) reads every node and its
+   reading replaces the one kept so far where `prefer_learned` says so (`learned_opinion`).
+
+Clean renders are read confidently by tesseract and their lines are taller, so no step sends
+them to a slower engine. The thresholds were chosen per node on a generated hand-drawn tuning set drawn in the train
 handwriting fonts (never the eval set's held-out ones), generated clean renders and the
 wild-look tuning set (`eval/ocr_node_readings.py`; docs/transcription.md has the figures).
 """
@@ -27,7 +33,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from flowpath.transcribe.ocr.crops import TextCrop
-    from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading
+    from flowpath.transcribe.ocr.engines import OCREngine, RapidOCREngine, Reading
 
 #: median tesseract node confidence (0-1) under which a chart is taken as handwritten: the
 #: highest value under every print chart measured (generated clean renders 0.96-0.97,
@@ -37,6 +43,12 @@ CHART_BELOW = 0.79
 CROP_BELOW = 0.6
 #: rapidocr line confidence (0-1) from which its reading replaces tesseract's on a handwritten chart
 HAND_KEEP_AT = 0.5
+#: charts whose text line height (px, `crops.median_line_height`) is below this are small print,
+#: read by the learned recogniser too (crops.SMALL_LINE: the same bound the crop cleaning uses)
+SMALL_PRINT_BELOW = 14.0
+#: the learned recogniser's reading wins unless the reading kept so far is more confident by
+#: more than this (its confidence: mean character probability, 0-1)
+LEARNED_MARGIN = 0.0
 
 
 @dataclass(frozen=True)
@@ -109,3 +121,37 @@ def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading]
         if plan.keep_second(readings[i].confidence, r.confidence, bool(r.words)):
             out[i] = r
     return out
+
+
+def prefer_learned(kept: Reading, learned: Reading, *, margin: float = LEARNED_MARGIN) -> bool:
+    """Whether the learned recogniser's reading of a small-print node replaces ``kept``."""
+    if not learned.words:
+        return False
+    return learned.confidence + margin >= kept.confidence
+
+
+def learned_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading],
+                    engine: Callable[[], OCREngine | None], line_height: float | None, *,
+                    small_below: float = SMALL_PRINT_BELOW, margin: float = LEARNED_MARGIN) -> list[Reading]:
+    """Step 3 of the rule: small print is read by the learned recogniser too.
+
+    Args:
+        crops: the chart's cleaned node crops (None: no ink).
+        readings: what steps 1-2 kept per crop.
+        engine: gives the learned engine, loaded on first need (None when it cannot be loaded:
+            the readings stand).
+        line_height: the chart's text line height in px (None: unknown, nothing changes).
+        small_below: line heights below this are small print.
+        margin: see `prefer_learned`.
+
+    Returns:
+        One reading per crop.
+    """
+    if line_height is None or line_height >= small_below or not any(c is not None for c in crops):
+        return list(readings)
+    learned = engine()
+    if learned is None:
+        return list(readings)
+    again = learned.read(crops)
+    return [b if c is not None and prefer_learned(a, b, margin=margin) else a
+            for c, a, b in zip(crops, readings, again, strict=True)]

@@ -42,7 +42,7 @@ from flowpath.graph import Edge, FlowChart, Node, infer_kind
 from flowpath.models.base import LabelledChart, Transcriber, Transcription
 from flowpath.transcribe.ocr import connectors as cx
 from flowpath.transcribe.ocr import text as tx
-from flowpath.transcribe.ocr.choice import second_opinion
+from flowpath.transcribe.ocr.choice import learned_opinion, second_opinion
 from flowpath.transcribe.ocr.crops import (
     SMALL_LINE,
     TextCrop,
@@ -52,7 +52,7 @@ from flowpath.transcribe.ocr.crops import (
     to_label_crop,
     to_text_crop,
 )
-from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading, TesseractEngine
+from flowpath.transcribe.ocr.engines import OCREngine, RapidOCREngine, Reading, TesseractEngine
 from flowpath.transcribe.shapes import classify_shape
 
 logger = logging.getLogger(__name__)
@@ -105,6 +105,9 @@ class OCRTranscriber(Transcriber):
             ``flowpath[ocr]`` is installed (docs/transcription.md, "Choosing the engine").
         handwriting_below: the per-node tesseract confidence (0-1) under which ``auto`` asks
             rapidocr (`choice.CROP_BELOW`).
+        learned: ``auto`` also reads small print (text lines under `choice.SMALL_PRINT_BELOW`
+            px) with the learned line recogniser (`flowpath.transcribe.ocr.recogniser`; needs
+            torch) and keeps its reading by `choice.prefer_learned`.
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
@@ -119,7 +122,8 @@ class OCRTranscriber(Transcriber):
     name = "ocr"
 
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
-                 workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6) -> None:
+                 workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
+                 learned: bool = False) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -129,6 +133,8 @@ class OCRTranscriber(Transcriber):
         self.handwriting_below = float(handwriting_below)
         self.tesseract = TesseractEngine(lang, workers)
         self._handwriting: RapidOCREngine | None = None
+        self.learned = bool(learned)
+        self._learned: OCREngine | None = None
         if engine == "rapidocr":
             self._handwriting = self._rapidocr()
 
@@ -179,15 +185,33 @@ class OCRTranscriber(Transcriber):
         return tr
 
     # -- engines -------------------------------------------------------------------------------
-    def read(self, crops: list[TextCrop | None]) -> list[Reading]:
-        """Read node crops with the configured engine(s) (see ``engine``)."""
+    def read(self, crops: list[TextCrop | None], line_height: float | None = None) -> list[Reading]:
+        """Read node crops with the configured engine(s) (see ``engine``); ``line_height`` (the
+        chart's text line height, px) tells ``auto`` whether the chart is small print."""
         if self.engine == "rapidocr":
             assert self._handwriting is not None
             return self._handwriting.read(crops)
         readings = self.tesseract.read(crops)
         if self.engine == "auto":
             readings = self._second_opinion(crops, readings)
+            if self.learned:
+                readings = learned_opinion(crops, readings, self._learned_or_none, line_height)
         return readings
+
+    def _learned_or_none(self) -> OCREngine | None:
+        """The learned small-print recogniser (`recogniser.LineRecogniserEngine`), loaded on first
+        need; None (and not tried again) when torch or the model file is missing."""
+        if self._learned is None:
+            from flowpath.errors import MissingDependencyError
+            from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
+
+            try:
+                self._learned = LineRecogniserEngine()
+            except (MissingDependencyError, FileNotFoundError) as exc:
+                self.learned = False
+                logger.info("the learned text recogniser is not used: %s", exc)
+                return None
+        return self._learned
 
     def _second_opinion(self, crops: list[TextCrop | None], readings: list[Reading]) -> list[Reading]:
         """Which nodes rapidocr reads again, and whose reading is kept: `choice.second_opinion`."""
@@ -262,7 +286,7 @@ class OCRTranscriber(Transcriber):
                                                           line_height=line_h)
                      for it in interiors]
             crop_cpu.append(time.thread_time() - t)
-            return self.read(crops)
+            return self.read(crops, line_h)
 
         # node crops are cleaned and read while the edge labels and connectors are traced:
         # OpenCV, numpy's large-array loops and tesseract release the GIL, so both cores work

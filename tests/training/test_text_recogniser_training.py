@@ -1,0 +1,64 @@
+"""The recogniser's training script: synthetic lines keep the held-out fonts out, and two CPU
+steps write a model the engine loads, then resume from the checkpoint (real torch, real fonts)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.markers import REPO_ROOT, require_transformers
+
+
+def test_training_fonts_hold_out_the_wild_eval_faces():
+    from data_gen.styles import WILD_EVAL_FONTS
+    from training.text_lines import train_fonts
+
+    fonts = train_fonts()
+    families = {f.family for f in fonts}
+    assert not families & set(WILD_EVAL_FONTS)
+    assert not any(f.family.startswith("DejaVu Sans") and "Mono" not in f.family for f in fonts)
+    assert len(families) >= 3  # Liberation alone gives Sans, Serif, Mono
+
+
+def test_synthetic_lines_are_cleaned_single_lines_with_their_text():
+    from training.text_lines import LineSynth
+
+    synth = LineSynth(3, words=["alpha", "beta"])
+    for _ in range(5):
+        line, text, font = synth.sample()
+        assert line.ndim == 2 and line.dtype.name == "uint8" and text.strip() == text and text
+        assert (line < 128).any() and (line > 200).any()  # dark ink on white, as node crops are
+
+
+@require_transformers
+def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path):
+    from training.train_text_recogniser import main
+
+    out = tmp_path / "run"
+    args = ["--config", str(REPO_ROOT / "configs" / "text_recogniser_cpu.yaml"), "--output_dir", str(out),
+            "--max_steps", "2", "--per_device_train_batch_size", "2", "--val_lines", "4",
+            "--logging_steps", "1", "--eval_steps", "2", "--save_steps", "1", "--channels", "4", "4", "8", "8",
+            "8", "8", "--hidden", "8", "--layers", "1"]
+    assert main(args) == 0
+    log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [1, 2] and "val_cer" in log[-1] and log[0]["loss"] > 0
+    record = json.loads((out / "train_record.json").read_text())
+    assert "Caladea" not in record["font_families"] and 0 <= record["val_cer"]
+    from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
+
+    engine = LineRecogniserEngine(out)
+    assert engine.config.hidden == 8
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-1", "checkpoint-2"]
+    # resuming a finished run trains no further step and leaves the model as it was
+    before = (out / "model.safetensors").read_bytes()
+    assert main([*args, "--resume", "true"]) == 0
+    assert (out / "model.safetensors").read_bytes() == before
+
+
+def test_a_bad_config_is_refused_before_training(tmp_path, capsys):
+    pytest.importorskip("transformers", reason="needs transformers (flowpath[models])")
+    from training.train_text_recogniser import main
+
+    assert main(["--output_dir", str(tmp_path), "--max_steps", "0"]) == 2
+    assert "max_steps" in capsys.readouterr().err

@@ -1,0 +1,161 @@
+"""The learned line recogniser: a tiny random-init model through the engine interface, the
+shipped model on a line of small print this test renders itself, and the small-print choice
+rule (no mocks: real torch models, real fonts, the real crop cleaning)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from flowpath.transcribe.ocr.choice import SMALL_PRINT_BELOW, learned_opinion, prefer_learned
+from flowpath.transcribe.ocr.crops import TextCrop, to_text_crop
+from flowpath.transcribe.ocr.engines import Reading
+from tests.markers import require_torch
+from tests.transcribe.markers import require_tesserocr
+
+#: a serif face of the training fonts (fonts-liberation); the shipped model never saw the
+#: wild eval set's held-out faces, and this test does not need them
+_SERIF = "/usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf"
+needs_serif = pytest.mark.skipif(not Path(_SERIF).is_file(), reason="needs the Debian font fonts-liberation")
+
+
+def _small_print(text: str, size: int, fill: tuple[int, int, int], ink: tuple[int, int, int],
+                 quality: int) -> np.ndarray:
+    """``text`` drawn at ``size`` px on a node fill and saved as JPEG, as a small web image."""
+    import cv2
+
+    font = ImageFont.truetype(_SERIF, size)
+    left, top, right, bottom = font.getbbox(text)
+    img = Image.new("RGB", (right - left + 16, bottom - top + 12), fill)
+    ImageDraw.Draw(img).text((8 - left, 6 - top), text, font=font, fill=ink)
+    ok, enc = cv2.imencode(".jpg", np.asarray(img)[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return cv2.imdecode(enc, cv2.IMREAD_COLOR)[:, :, ::-1].copy()
+
+
+def _tiny_engine():
+    import torch
+
+    from flowpath.transcribe.ocr.recogniser import (
+        LineRecogniserEngine,
+        RecogniserConfig,
+        build_model,
+    )
+
+    torch.manual_seed(0)
+    config = RecogniserConfig(height=16, channels=[4, 4, 8, 8, 8, 8], hidden=8, layers=1)
+    return LineRecogniserEngine(model=build_model(config), config=config), config
+
+
+@require_torch
+def test_a_random_init_model_reads_through_the_engine_interface():
+    engine, config = _tiny_engine()
+    two_lines = np.full((60, 120), 255, np.uint8)
+    two_lines[8:20, 10:100] = 0
+    two_lines[36:50, 10:80] = 0
+    readings = engine.read([TextCrop(two_lines), None, TextCrop(np.full((30, 40), 255, np.uint8))])
+    assert len(readings) == 3 and all(r.engine == "textrec" for r in readings)
+    assert readings[1].words == [] and readings[2].words == []  # no crop, no ink: nothing read
+    for _top, left, height, text in readings[0].words:  # one word per line band, top to bottom
+        assert set(text) <= set(config.charset) and height > 0 and left == 0
+    assert [w[0] for w in readings[0].words] == sorted(w[0] for w in readings[0].words)
+    assert 0.0 <= readings[0].confidence <= 1.0
+
+
+@require_torch
+def test_the_config_rejects_a_shape_the_network_cannot_take():
+    from flowpath.transcribe.ocr.recogniser import RecogniserConfig
+
+    with pytest.raises(ValueError, match="multiple of 16"):
+        RecogniserConfig(height=30)
+    with pytest.raises(ValueError, match="6 values"):
+        RecogniserConfig(channels=[8, 8])
+    back = RecogniserConfig.from_dict(RecogniserConfig(hidden=12).to_dict())
+    assert back.hidden == 12 and back.charset == RecogniserConfig().charset
+
+
+@require_torch
+def test_a_missing_model_file_is_named(tmp_path):
+    from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
+
+    with pytest.raises(FileNotFoundError, match="config.json"):
+        LineRecogniserEngine(tmp_path)
+
+
+@require_torch
+@needs_serif
+def test_the_shipped_model_reads_small_jpeg_print():
+    from rapidfuzz.distance import Levenshtein
+
+    from flowpath.transcribe.ocr.recogniser import MODEL_DIR, LineRecogniserEngine
+
+    if not (MODEL_DIR / "model.safetensors").is_file():
+        pytest.skip(f"no shipped model in {MODEL_DIR}")
+    engine = LineRecogniserEngine()
+    cases = [("Check the water level", (255, 255, 255), (20, 20, 20), 80),
+             ("Apply the leaves until smooth", (176, 32, 40), (255, 255, 255), 60),
+             ("Is the dough ready?", (40, 96, 170), (255, 255, 255), 50)]
+    errors = total = 0
+    for text, fill, ink, quality in cases:
+        crop = to_text_crop(_small_print(text, 11, fill, ink, quality), None, line_height=11.0)
+        assert crop is not None
+        reading = engine.read([crop])[0]
+        read = " ".join(w[3] for w in reading.words)
+        errors += Levenshtein.distance(read, text)
+        total += len(text)
+    # small-print serif text on saturated fills: at most one character in ten wrong overall
+    assert errors <= 0.1 * total, (errors, total)
+
+
+class _Fixed:
+    """An engine whose readings are given (the rule is tested on its inputs, not an OCR model)."""
+
+    name = "fixed"
+
+    def __init__(self, readings: list[Reading]) -> None:
+        self.readings = readings
+        self.calls = 0
+
+    def read(self, crops):
+        self.calls += 1
+        return self.readings
+
+
+def test_small_print_takes_the_learned_reading_unless_the_kept_one_is_surer():
+    crop = TextCrop(np.zeros((30, 30), np.uint8))
+    kept = [Reading([(0, 0, 9, "Agmily")], 0.55, "tesseract"), Reading([(0, 0, 9, "Start")], 0.97, "tesseract"),
+            Reading(), Reading()]
+    learned = [Reading([(0, 0, 9, "Apply")], 0.9, "textrec"), Reading([(0, 0, 9, "Stant")], 0.6, "textrec"),
+               Reading([(0, 0, 9, "End")], 0.8, "textrec"), Reading()]
+    engine = _Fixed(learned)
+    out = learned_opinion([crop, crop, crop, None], kept, lambda: engine, SMALL_PRINT_BELOW - 4)
+    assert [r.engine for r in out] == ["textrec", "tesseract", "textrec", ""]
+    assert prefer_learned(kept[1], learned[1], margin=0.5)  # a margin lets it win closer calls
+    assert not prefer_learned(kept[0], Reading(), margin=1.0)  # reading nothing never wins
+    # print of ordinary size, an unknown line height, or no engine: nothing changes
+    for height, factory in ((SMALL_PRINT_BELOW, lambda: engine), (None, lambda: engine), (8.0, lambda: None)):
+        assert learned_opinion([crop] * 4, kept, factory, height) == kept
+    assert engine.calls == 1
+
+
+@require_torch
+@require_tesserocr
+@needs_serif
+def test_the_transcriber_asks_the_learned_engine_only_for_small_print():
+    from flowpath.transcribe.ocr import OCRTranscriber
+
+    tr = OCRTranscriber(learned=True, workers=1)
+    tr._learned, _ = _tiny_engine()  # a real (random-init) recogniser in place of the shipped one
+    crop = to_text_crop(_small_print("Is the dough ready?", 11, (40, 96, 170), (255, 255, 255), 60), None,
+                        line_height=11.0)
+    ordinary = tr.read([crop, None], line_height=SMALL_PRINT_BELOW + 2)
+    assert all(r.engine != "textrec" for r in ordinary)  # tesseract (or rapidocr, on doubt)
+    small = tr.read([crop, None], line_height=11.0)
+    assert small[1].engine != "textrec" and not small[1].words  # no crop: nothing read by anyone
+    learned = tr._learned.read([crop])[0]
+    # the learned reading is kept exactly when the rule prefers it over tesseract's
+    assert (small[0].engine == "textrec") == prefer_learned(ordinary[0], learned)
+    assert OCRTranscriber(workers=1).read([crop], line_height=11.0)[0].engine != "textrec"  # off by default
