@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "flowchart.js, the classic web-flowchart look)")
     p.add_argument("--photo", type=float, default=0.0,
                    help="fraction of charts put through the photo/scan pass (paper, light, perspective, desk)")
+    p.add_argument("--photo-hard", action="store_true",
+                   help="photo pass with a mottled grey desk near the paper's lightness, a strong shadow "
+                        "across the sheet and the sheet filling the frame (corners off it)")
     p.add_argument("--rasterizer", choices=("cairo", "browser"), default="browser",
                    help="browser: Chromium screenshots the live SVG (measured ~2.5x less CPU a chart); "
                         "cairo: cairosvg in the worker processes from the style-baked SVG")
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                         max_nodes=args.max_nodes, outputs=args.outputs, scale=args.scale,
                         max_width=args.max_width, augment=args.augment, random_text=args.random_text,
                         graphviz=args.graphviz, renderers=args.renderers, photo=args.photo,
-                        rasterizer=args.rasterizer, prefix=args.prefix)
+                        photo_hard=args.photo_hard, rasterizer=args.rasterizer, prefix=args.prefix)
         jobs = None
         if args.input:
             missing = [str(p) for p in args.input if not p.exists()]

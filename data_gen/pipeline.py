@@ -82,6 +82,9 @@ class GenConfig:
     graphviz: float = 0.0
     renderers: tuple[str, ...] = ("mermaid",)
     photo: float = 0.0
+    #: photo-pass charts get `data_gen.photo.photo_scan`'s hard look (grey mottled desk, strong
+    #: shadow, sheet filling the frame)
+    photo_hard: bool = False
     rasterizer: str = "browser"
     prefix: str = "gen"
 
@@ -135,6 +138,8 @@ def _add_degrade(cfg: GenConfig, style: StyleSpec, rng: random.Random, meta: dic
     charts), else for the wild family the web-image pass (slight rotation, noise, JPEG)."""
     if cfg.photo and rng.random() < cfg.photo:
         meta["degrade"] = {"kind": "photo", "seed": rng.randrange(2**31)}
+        if cfg.photo_hard:
+            meta["degrade"]["hard"] = True
     elif style.family == "wild":
         meta["degrade"] = {"kind": "wild", "seed": rng.randrange(2**31)}
 
@@ -265,7 +270,7 @@ def _degrade(img: Any, ann: dict[str, Any], degrade: dict[str, Any], style: dict
     if degrade["kind"] == "photo":
         from data_gen.photo import photo_scan
 
-        return photo_scan(img, ann, rng)
+        return photo_scan(img, ann, rng, hard=bool(degrade.get("hard", False)))
     from data_gen.augment import augment
     from data_gen.styles import WILD_MAX_BLUR_PER_TEXT_PX
 

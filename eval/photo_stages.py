@@ -90,7 +90,8 @@ def analyse(photo_dir: Path, clean_dir: Path, seg: Any, limit: int | None) -> li
                 pred, _ = segment_sheet(seg, clean_img)
                 gold = [clean_gold[k] for k in ids]
             else:
-                img, _ = photo_scan(clean_img, ann, random.Random(seed), stages=stages)
+                img, _ = photo_scan(clean_img, ann, random.Random(seed), stages=stages,
+                                    hard=bool(record["meta"]["degrade"].get("hard", False)))
                 pred = seg([img])[0]
                 gold = [c.regions[k] for k in ids]
                 if name == "+camera":

@@ -224,6 +224,8 @@ class ClassicalSegmenter(Segmenter):
         regions = resolve_overlaps(regions, iou_threshold=0.3, containment=0.7)
         if rough:
             regions = _drop_pockets(regions, strokes)
+        if passes is None and self.page and not clean:  # a photo whose sheet was not found
+            regions = _drop_grid_cells(regions, work, sx, sy)
         if not regions:
             return [], "candidate shapes were all rejected (edge labels, frames or text only)"
         return regions, ""
@@ -599,6 +601,33 @@ class ClassicalSegmenter(Segmenter):
                     out = med
             self._surrounds[key] = out
         return self._surrounds[key]
+
+
+#: a region is one cell of squared paper when each side of its box is within these shares of
+#: the ruling's period (a cell's inside is its period less the line's width; a node holding a
+#: word is wider than one cell)
+GRID_CELL_SIDES = (0.6, 1.15)
+
+
+def _drop_grid_cells(regions: list[Region], work: np.ndarray, sx: float, sy: float) -> list[Region]:
+    """Regions without the cells of squared paper: on a photo whose sheet was not found (its
+    ruling is then still in the image), a region both of whose sides are about one period of a
+    ruling found along rows and along columns (`page.ruling_period`) is a grid cell, never a
+    node. The period is only measured when some region is small enough to be a cell."""
+    lo, hi = GRID_CELL_SIDES
+
+    def side(r: Region, axis: int) -> float:
+        return (r.bbox[axis + 2] - r.bbox[axis]) * (sx if axis == 0 else sy)
+
+    from flowpath.segment.page import MAX_PERIOD, ruling_period
+
+    if not any(side(r, 0) <= hi * MAX_PERIOD and side(r, 1) <= hi * MAX_PERIOD for r in regions):
+        return regions
+    rows, cols = ruling_period(work)
+    if rows is None or cols is None:
+        return regions
+    return [r for r in regions
+            if not (lo * cols <= side(r, 0) <= hi * cols and lo * rows <= side(r, 1) <= hi * rows)]
 
 
 def _prefer_outlined(flat: list[Region], strokes: list[Region]) -> list[Region]:

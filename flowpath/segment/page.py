@@ -562,3 +562,42 @@ def _poly_area(poly: np.ndarray) -> float:
     """Shoelace area of a polygon ``(n, 2)``."""
     x, y = poly[:, 0], poly[:, 1]
     return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+#: the shortest and longest ruling period looked for (working pixels): squared and ruled paper
+#: photographed whole, 16-30 px a line on the tuning sets' pages
+MIN_PERIOD, MAX_PERIOD = 8, 64
+#: least normalised autocorrelation at the period for the paper to count as ruled
+MIN_PERIODICITY = 0.3
+
+
+def ruling_period(image: np.ndarray, band: int = 40) -> tuple[float | None, float | None]:
+    """The paper's ruling period along rows and along columns (px), or None where there is none.
+
+    Faint ink (`strokes.page_contrast` above 0.08) is summed across narrow bands (``band`` px:
+    a line tilted a few degrees stays within a pixel or two of itself there) into a profile
+    per band; the profiles' autocorrelations, summed, peak at the spacing of the ruling. A
+    drawing's own lines are few and irregular and give no such peak."""
+    from flowpath.segment.strokes import page_contrast
+
+    weak = (page_contrast(image) > 0.08).astype(np.float32)
+    out: list[float | None] = []
+    for m in (weak, weak.T):  # profile down the rows: horizontal lines; then vertical ones
+        n, width = m.shape
+        if n < 3 * MAX_PERIOD or width < band:
+            out.append(None)
+            continue
+        acf = np.zeros(MAX_PERIOD + 1, np.float64)
+        for x0 in range(0, width - band + 1, band):
+            p = m[:, x0:x0 + band].mean(axis=1)
+            p = p - p.mean()
+            acf += np.array([float(p[:n - k] @ p[k:]) / (n - k) for k in range(MAX_PERIOD + 1)])
+        if acf[0] <= 0:
+            out.append(None)
+            continue
+        acf /= acf[0]
+        lag = MIN_PERIOD + int(np.argmax(acf[MIN_PERIOD:]))
+        # a true period is a local peak clearly above the dip before it
+        ok = acf[lag] >= MIN_PERIODICITY and lag < MAX_PERIOD and acf[lag] >= acf[lag - 1] and acf[lag] >= acf[lag + 1]
+        out.append(float(lag) if ok else None)
+    return out[0], out[1]

@@ -295,3 +295,62 @@ def test_photo_stages_switch_off_one_degradation_and_keep_the_geometry():
     inner = rectify(plain, page)[10:40, 10:-10].astype(float)
     assert inner.std() < 2.0
     assert rectify(full, page)[10:40, 10:-10].astype(float).std() > inner.std()
+
+
+def _hard_photo(style: str, seed: int):
+    """A synthetic chart through the generator's hard photo pass: a mottled grey desk near the
+    paper's lightness, a strong shadow across the sheet, the sheet filling the frame."""
+    from data_gen.photo import photo_scan
+
+    img, boxes = draw_chart(style, shapes=SHAPES)
+    nodes = {str(i): {"bbox": list(b), "polygon": [[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]}
+             for i, b in enumerate(boxes)}
+    return photo_scan(img, {"nodes": nodes, "edges": [], "clusters": []}, random.Random(seed), hard=True)
+
+
+@pytest.fixture(scope="module")
+def hard_photo(tmp_path_factory):
+    """One generated chart (a Mermaid render) through the generator's hard photo pass: squared
+    paper filling the frame, a mottled grey desk, a strong shadow; benchmark layout."""
+    out = tmp_path_factory.mktemp("hard") / "bench"
+    generate_in_child_process([str(out), "--count", "1", "--styles", "black_white", "--photo", "1.0",
+                               "--photo-hard", "--split", "train", "--seed", "9200", "--min-nodes", "4",
+                               "--max-nodes", "6", "--scale", "1.0", "--max-width", "700", "--workers", "0"])
+    return out
+
+
+@require_chromium
+def test_grid_cells_of_a_photo_without_a_sheet_are_dropped_and_its_nodes_kept(hard_photo):
+    from flowpath.datasets.febench import Benchmark
+    from flowpath.io import load_image
+    from flowpath.metrics.matching import match_regions
+    from flowpath.segment.classical import _drop_grid_cells
+    from flowpath.segment.page import ruling_period
+
+    (chart,) = Benchmark(hard_photo).charts()
+    photo = load_image(chart.image_path)
+    assert find_page(photo) is None  # the case the sheet step cannot help with
+    rows, cols = ruling_period(photo)
+    assert rows is not None and cols is not None and abs(rows - cols) <= 0.15 * rows  # squares
+    (regions,) = ClassicalSegmenter()([photo])
+    gold = list(chart.regions.values())
+    nodes = [regions[p] for p, _, _ in match_regions(regions, gold, 0.5)]
+    assert nodes, "no drawn node found"
+    # no region is one grid cell in size
+    assert not [r.bbox for r in regions if r.bbox[2] - r.bbox[0] < 1.2 * cols and r.bbox[3] - r.bbox[1] < 1.2 * rows]
+    # a region one cell in size (a cell's inside: the period less the line) goes, nodes stay
+    x0, y0 = 0.05 * photo.shape[1], 0.9 * photo.shape[0]
+    cell = Region((x0, y0, x0 + 0.85 * cols, y0 + 0.85 * rows))
+    kept = _drop_grid_cells([*regions, cell], photo, 1.0, 1.0)
+    assert cell not in kept and all(n in kept for n in nodes)
+
+
+@pytest.mark.parametrize("style", ["black_white", "default"])
+def test_squared_paper_filling_the_frame_under_a_shadow_gives_nodes_and_no_grid_cell(style):
+    photo, ann = _hard_photo(style, 0)
+    assert ann["photo"]["ruling"] == "squared" and ann["photo"]["hard"]
+    assert find_page(photo) is None  # the case the sheet step cannot help with
+    (regions,) = ClassicalSegmenter()([photo])
+    gold = [Region(tuple(n["bbox"])) for n in ann["nodes"].values()]
+    row = SegmentationMetric().update(regions, gold)
+    assert row["recall@0.5"] == 1.0 and row["precision@0.5"] == 1.0, [r.bbox for r in regions]
