@@ -295,3 +295,22 @@ def test_connectors_through_a_node_the_segmenter_missed_give_no_skipping_edge(tr
     else:
         assert ("A", "C") not in _edges(tr)
         assert any("not a node" in p for p in tr.problems)
+
+
+def test_a_pen_pressed_dark_where_it_leaves_its_source_is_no_head_against_the_flow(transcriber):
+    # top-down: A -> B has a filled head; B -> C lost its head and its pen, pressed hard as it
+    # left B, laid the same few pixels twice as dark there as where it meets C. Twice the ink
+    # on no more pixels is a darker stroke, not a head: the flow gives B -> C
+    boxes = {"A": (120, 20, 300, 80), "B": (120, 200, 300, 260), "C": (120, 380, 300, 440)}
+
+    def draw(d: ImageDraw.ImageDraw, rng: np.random.Generator) -> None:
+        x = 210
+        _pen(d, (x, boxes["A"][3] + 3), (x, boxes["B"][1] - 14), rng)
+        d.polygon([(x, boxes["B"][1] - 1), (x - 8, boxes["B"][1] - 14), (x + 8, boxes["B"][1] - 14)],
+                  fill=(20, 20, 30))
+        y0, y1 = boxes["B"][3] + 3, boxes["C"][1] - 3
+        d.line(((x, y0), (x, y1)), fill=(150, 150, 150), width=2)
+        d.line(((x, y0), (x, y0 + 40)), fill=(20, 20, 30), width=2)
+
+    tr = transcriber([_sketch(boxes, (420, 470), draw)])[0]
+    assert _edges(tr) == {("A", "B"), ("B", "C")}

@@ -353,6 +353,10 @@ _INK_RATIO = 1.3
 #: an end at most this many px thicker than the other is no filled arrowhead where the other
 #: end holds `_CLEAR_INK_RATIO` times its ink (a pen blot at the source, see `component_edges`)
 _PEN_EXCESS = 1.0
+#: against the chart's flow, the end with `_CLEAR_INK_RATIO` times the ink must also cover this
+#: many times the other end's pixels: a head adds strokes, a pen pressed harder where it
+#: starts only darkens the same few pixels (see `component_edges`)
+_CLEAR_PIXEL_RATIO = 2.0
 
 
 def chart_flow(components: dict[int, Component], regions: list[Region],
@@ -440,7 +444,12 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
             flow.rank(regions[ct.region]) for ct in by_ink[1:])
         # the ink of an end reached across a gap was never measured
         comparable = all(ct.gap == 0 for ct in contacts)
-        if comparable and (ratio >= _CLEAR_INK_RATIO or (ratio >= _INK_RATIO and downstream)):
+        # against the flow, twice the ink alone was as often a darker pen start as a head
+        # drawn upstream (a loop back): only more strokes, not darker ones, overrule the flow.
+        # Gold regions, 860 hand-drawn two-ended connectors with no end or both ends read as a
+        # head (seven tuning sets, docs/transcription.md): 796 right before, 810 with this
+        clear = ratio >= _CLEAR_INK_RATIO and by_ink[0].count >= _CLEAR_PIXEL_RATIO * by_ink[1].count
+        if comparable and (clear or (ratio >= _INK_RATIO and downstream)):
             targets, sources = [by_ink[0]], by_ink[1:]
         else:
             sources, targets = ranked[:1], ranked[1:]
