@@ -11,6 +11,8 @@ node once the text's holes are filled and thin coloured connectors are opened aw
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from flowpath.geometry import Region
@@ -115,9 +117,10 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         nh, _, hst, _ = cv2.connectedComponentsWithStats(unc, connectivity=4)
         if nh > 1 and hst[1:, 4].max() > 0.2 * area:
             continue
-        if _edge_contrast(image, m, x, y) < min_contrast:
+        around = _with_ring(image, m, x, y)  # one Lab crop for both tests below
+        if _edge_contrast(around) < min_contrast:
             continue  # a speck of a pale, textured backdrop whose chroma hovers at the threshold
-        m, x, y = _trim_surround(image, m, x, y, min_contrast)
+        m, x, y = _trim_surround(m, x, y, around, min_contrast)
         (h, w), area = m.shape, int(m.sum())
         cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         c = max(cs, key=cv2.contourArea)
@@ -194,10 +197,18 @@ def _holds_text(grey: np.ndarray, hole_pixels: int) -> bool:
     return hole_pixels >= MIN_TEXT_PIXELS or holds_text(np.abs(grey - np.median(grey)))
 
 
-def _with_ring(image: np.ndarray, blob: np.ndarray, x: int, y: int
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
-    """``blob`` (a 0/1 crop at ``(x, y)`` of ``image``) on a crop 6 px wider each side:
-    ``(Lab crop (CIE units, float32), blob mask, ring 2-5 px outside the blob, y0, x0)``."""
+class _Ringed(NamedTuple):
+    """A blob on a crop of the image 6 px wider each side (`_with_ring`)."""
+
+    lab: np.ndarray  # the crop in CIE Lab units, float32
+    mask: np.ndarray  # the blob, 0/1 uint8
+    ring: np.ndarray  # bool: 2-5 px outside the blob
+    y0: int  # the crop's origin in the image
+    x0: int
+
+
+def _with_ring(image: np.ndarray, blob: np.ndarray, x: int, y: int) -> _Ringed:
+    """``blob`` (a 0/1 crop at ``(x, y)`` of ``image``) with its surround (`_Ringed`)."""
     import cv2
 
     H, W = image.shape[:2]
@@ -208,15 +219,15 @@ def _with_ring(image: np.ndarray, blob: np.ndarray, x: int, y: int
     m[y - ya:y - ya + h, x - xa:x - xa + w] = blob
     dist = cv2.distanceTransform(1 - m, cv2.DIST_L2, 3)
     lab = cv2.cvtColor(image[ya:yb, xa:xb].astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
-    return lab, m, (dist >= 2) & (dist <= 5), ya, xa
+    return _Ringed(lab, m, (dist >= 2) & (dist <= 5), ya, xa)
 
 
-def _edge_contrast(image: np.ndarray, blob: np.ndarray, x: int, y: int) -> float:
-    """CIE76 Lab difference between the median colour inside ``blob`` (a 0/1 crop at ``(x, y)``
-    of ``image``) and the median colour of the ring 2-5 px outside it."""
+def _edge_contrast(around: _Ringed) -> float:
+    """CIE76 Lab difference between the median colour inside the blob and the median colour of
+    the ring 2-5 px outside it."""
     import cv2
 
-    lab, m, ring, _, _ = _with_ring(image, blob, x, y)
+    lab, m, ring, _, _ = around
     if not ring.any():
         return 0.0
     core = cv2.erode(m, np.ones((3, 3), np.uint8), iterations=2).astype(bool)
@@ -224,9 +235,9 @@ def _edge_contrast(image: np.ndarray, blob: np.ndarray, x: int, y: int) -> float
     return float(np.linalg.norm(inside - np.median(lab[ring], axis=0)))
 
 
-def _trim_surround(image: np.ndarray, blob: np.ndarray, x: int, y: int, min_contrast: float
+def _trim_surround(blob: np.ndarray, x: int, y: int, around: _Ringed, min_contrast: float
                    ) -> tuple[np.ndarray, int, int]:
-    """``blob`` (a 0/1 crop at ``(x, y)``) less the rim of the colour around it: a pale tint
+    """``blob`` (a 0/1 crop at ``(x, y)``, ``around`` its `_with_ring`) less the rim of the colour around it: a pale tint
     (a subgraph's fill, tinted paper) whose chroma hovers at the colour threshold joins the
     layer in patches along a node's edge and would grow its box past the border. Pixels within
     half ``min_contrast`` (CIE76) of the ring outside the blob are dropped, holes (text, a
@@ -235,7 +246,7 @@ def _trim_surround(image: np.ndarray, blob: np.ndarray, x: int, y: int, min_cont
     Returns ``(blob, x, y)``, cropped to what is left."""
     import cv2
 
-    lab, m, ring, ya, xa = _with_ring(image, blob, x, y)
+    lab, m, ring, ya, xa = around
     if not ring.any():
         return blob, x, y
     near = np.linalg.norm(lab - np.median(lab[ring], axis=0), axis=2) < min_contrast / 2
