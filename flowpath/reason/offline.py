@@ -65,6 +65,7 @@ _DECISION_LEAD = re.compile(r"\b(which|what) (decision|check|condition|question)
 # a story that says the person chose a step ("Sophia opts for an online calculator") settles the
 # check that step is a branch of (FlowExplainBench's applied-scenario figure, docs/reasoning.md)
 _CHOICE_CUE = re.compile(r"\b(opts?|opted|decides?|decided|chooses?|chose|picks?|picked|goes with|went with|elects?|elected)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
 _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
@@ -87,7 +88,7 @@ def classify_question(question: str, answer: str = "") -> str:
     q = question.strip()
     if _TOPO.search(q):
         return "topological"
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", q) if s.strip()]
+    sentences = _sentences(q)
     words = len(q.split())
     # Applied scenarios tell a story about a person and then ask what to do: several sentences.
     if (len(sentences) >= 3 and words >= 28) or (_SCENARIO_PERSON.search(q) and len(sentences) >= 2):
@@ -608,7 +609,7 @@ class OfflineReasoner(Reasoner):
             # settled check, is background, not the situation (the paper's scenario figure
             # counts "initially measured in yards" -> "Input the number of yards" as
             # over-attribution; docs/reasoning.md)
-            sentences = [x for x in re.split(r"(?<=[.!?])\s+", story.strip()) if x]
+            sentences = _sentences(story)
             if len(sentences) >= 2:
                 first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
                 rest = self._question_scores(ctx, " ".join(sentences[1:]))
@@ -644,7 +645,7 @@ class OfflineReasoner(Reasoner):
         figure grounds "Sophia opts for an online calculator" in the check "Is an online
         calculator available?" and the step it leads to (docs/reasoning.md)."""
         out: dict[str, str] = {}
-        for sentence in re.split(r"(?<=[.!?])\s+", story.strip()):
+        for sentence in _sentences(story):
             if not _CHOICE_CUE.search(sentence):
                 continue
             sc = self._question_scores(ctx, sentence)
@@ -667,7 +668,7 @@ class OfflineReasoner(Reasoner):
         by IDF. The opening sentence sets the scene ("Ana wants a loan for a new car"): what
         the person wants is not a step done (the loan example's gold starts at the check)."""
         index = ctx.index
-        sentences = [x for x in re.split(r"(?<=[.!?])\s+", story.strip()) if x]
+        sentences = _sentences(story)
         dtoks = set(tokens(ctx.chart.nodes[decision].text or ""))
         if len(sentences) < 2 or not dtoks:
             return None
@@ -780,10 +781,15 @@ class OfflineReasoner(Reasoner):
         return best[1]
 
 
+def _sentences(text: str) -> list[str]:
+    """``text``'s sentences: split after ``.``, ``!`` or ``?`` and the spaces that follow."""
+    return [x for x in _SENTENCE_END.split(text.strip()) if x]
+
+
 def _story(question: str) -> str:
     """A scenario without its closing question sentence (what it asks about is not a step
     the story says was done)."""
-    sentences = [x for x in re.split(r"(?<=[.!?])\s+", question.strip()) if x]
+    sentences = _sentences(question)
     if len(sentences) >= 2 and sentences[-1].endswith("?"):
         return " ".join(sentences[:-1])
     return question
