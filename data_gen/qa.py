@@ -467,6 +467,11 @@ def settle(decision: str, condition: str, rng: random.Random) -> str | None:
     return f"{subject} {aux} {pred}" if yes else f"{subject} {aux} {rng.choice(['not', 'not', 'never'])} {pred}"
 
 
+def _branch_condition(chart: FlowChart, source: str, target: str) -> str | None:
+    """The condition (``yes``/``no``/label) of the edge ``source -> target``, None without one."""
+    return next((e.condition for e in chart.out_edges(source) if e.target == target and e.condition), None)
+
+
 def _pick_threshold(numeric: list[str], text: dict[str, str], rng: random.Random) -> tuple[str, str, str, str]:
     """A random numeric check among ``numeric`` and its parts: ``(id, subject, comparison, value)``."""
     d = rng.choice(numeric)
@@ -571,7 +576,7 @@ def make_hard_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
         ok = True
         for a, b in zip(path, path[1:], strict=False):
             if kind[a] == "decision":
-                cond = next((e.condition for e in chart.out_edges(a) if e.target == b and e.condition), None)
+                cond = _branch_condition(chart, a, b)
                 clause = settle(text[a], cond or "", rng) if cond in ("yes", "no") else None
                 if clause is None:
                     ok = False
@@ -703,9 +708,6 @@ def make_flowvqa_questions(chart: FlowChart, chart_id: str, rng: random.Random, 
     def add(qtype: str, q: str, a: str, gold: list[str]) -> None:
         out.append(_q(chart_id, len(out), qtype, q, a, gold, domain, rng))
 
-    def taken(d: str, target: str) -> str | None:
-        return next((e.condition for e in chart.out_edges(d) if e.target == target and e.condition), None)
-
     numeric = [d for d in chart.nodes if kind[d] == "decision" and _THRESHOLD.match(text[d])]
     for _ in range(per_type):  # fact retrieval: information localised in one node
         r = rng.random()
@@ -751,9 +753,9 @@ def make_flowvqa_questions(chart: FlowChart, chart_id: str, rng: random.Random, 
     for _ in range(per_type):  # applied scenario: persona stories
         name = rng.choice(NAMES)
         who, scenery = _persona(name, domain, rng)
-        story = _choice_story(chart, g, text, kind, taken, name, who, scenery, rng) if rng.random() < 0.5 else None
+        story = _choice_story(chart, g, text, kind, name, who, scenery, rng) if rng.random() < 0.5 else None
         if story is None:
-            story = _next_story(chart, text, kind, taken, name, who, scenery, rng)
+            story = _next_story(chart, text, kind, name, who, scenery, rng)
         if story is not None:
             add("applied_scenario", *story)
 
@@ -789,7 +791,7 @@ def make_flowvqa_questions(chart: FlowChart, chart_id: str, rng: random.Random, 
     return out
 
 
-def _next_story(chart: FlowChart, text: dict[str, str], kind: dict[str, str], taken: Any, name: str,
+def _next_story(chart: FlowChart, text: dict[str, str], kind: dict[str, str], name: str,
                 who: str, scenery: str, rng: random.Random) -> tuple[str, str, list[str]] | None:
     """A "what should X see or do next" story: the person has just done a step; when a check
     follows it, the story settles it. Gold: that step, the check, the next step."""
@@ -828,7 +830,7 @@ def _next_story(chart: FlowChart, text: dict[str, str], kind: dict[str, str], ta
     return story, answer, gold
 
 
-def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str, str], taken: Any,
+def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str, str],
                   name: str, who: str, scenery: str, rng: random.Random) -> tuple[str, str, list[str]] | None:
     """A story that settles an earlier check by the choice the person made, is unsure about a
     later check and asks what to do about it; an earlier step is mentioned as background only.
@@ -848,7 +850,7 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
     d1, chosen, d2 = path[0], path[1], path[-1]
     outs = [e for e in chart.out_edges(d2) if e.condition in ("yes", "no")
             and kind[e.target] not in ("start", "end", "terminal", "decision")]
-    if not outs or taken(d1, chosen) is None:
+    if not outs or _branch_condition(chart, d1, chosen) is None:
         return None
     e = rng.choice(outs)
     clause = settle(text[d2], e.condition or "", rng)
