@@ -97,22 +97,13 @@ def evaluate(model: Any, lines: list[Any], texts: list[str], config: Any, batch:
     return cer(pred, texts)
 
 
-def newest_checkpoint(out: Path) -> Path | None:
-    cps = sorted(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-    return cps[-1] if cps else None
-
-
 def save_checkpoint(out: Path, step: int, model: Any, config: Any, optimizer: Any, scheduler: Any, rec: Any,
                     keep: int | None) -> None:
-    from safetensors.torch import save_file
-
+    from flowpath.transcribe.ocr.recogniser import save_recogniser
     from training.trainer_state import save_state
 
     cp = out / f"checkpoint-{step}"
-    cp.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(cp / "model.safetensors"))
-    # a checkpoint folder is a model folder too (`LineRecogniserEngine(cp)`)
-    (cp / "config.json").write_text(json.dumps(config.to_dict(), indent=1) + "\n", encoding="utf-8")
+    save_recogniser(model, config, cp)  # a checkpoint folder is a model folder too (`LineRecogniserEngine(cp)`)
     save_state({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()},
                cp / "optimizer.safetensors")
     (cp / "trainer.json").write_text(json.dumps({"step": step, "synth_seed": rec}), encoding="utf-8")
@@ -131,12 +122,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     import torch
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import load_file
 
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
-    from flowpath.transcribe.ocr.recogniser import RecogniserConfig, build_model
+    from flowpath.transcribe.ocr.recogniser import (
+        RecogniserConfig,
+        build_model,
+        line_tensor,
+        save_recogniser,
+    )
     from flowpath.transcribe.ocr.text import dictionary_words
+    from training.run import newest_checkpoint
     from training.text_lines import LineSynth, font_names, train_fonts
     from training.trainer_state import load_state
 
@@ -180,8 +177,6 @@ def main(argv: list[str] | None = None) -> int:
     for step in range(start + 1, cfg.max_steps + 1):
         samples = [synth.sample() for _ in range(cfg.per_device_train_batch_size)]
         samples.sort(key=lambda s: s[0].shape[1] / s[0].shape[0])
-        from flowpath.transcribe.ocr.recogniser import line_tensor
-
         x, steps = line_tensor([s[0] for s in samples], mcfg.height)
         targets, target_lens = encode([s[1] for s in samples], mcfg.charset)
         log_probs = model(x)  # (B, T, C)
@@ -206,8 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         if step % cfg.save_steps == 0 or step == cfg.max_steps:
             save_checkpoint(out, step, model, mcfg, optimizer, scheduler, cfg.seed + start, cfg.save_total_limit)
     final_cer = evaluate(model, val_lines, val_texts, mcfg)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(out / "model.safetensors"))
-    (out / "config.json").write_text(json.dumps(mcfg.to_dict(), indent=1) + "\n", encoding="utf-8")
+    save_recogniser(model, mcfg, out)
     record = {"steps": cfg.max_steps, "batch": cfg.per_device_train_batch_size, "parameters": n_params,
               "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
               "font_families": font_names(fonts), "font_px": list(sizes),

@@ -202,6 +202,17 @@ def load_recogniser(model_dir: str | Path = MODEL_DIR) -> tuple[Any, RecogniserC
     return model, config
 
 
+def save_recogniser(model: Any, config: RecogniserConfig, model_dir: str | Path) -> None:
+    """Write ``model`` as `load_recogniser` reads it: ``model.safetensors`` and ``config.json``
+    in ``model_dir`` (created if missing)."""
+    from safetensors.torch import save_file
+
+    model_dir = Path(model_dir)
+    model_dir.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(model_dir / "model.safetensors"))
+    (model_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+
 class LineRecogniserEngine(OCREngine):
     """The learned line recogniser behind the `OCREngine` interface.
 
