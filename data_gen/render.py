@@ -57,6 +57,13 @@ class RenderOutput:
     png: bytes | None = None  # set when rasterised in the browser
     meta: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def from_page(cls, res: dict[str, Any], **extra: Any) -> RenderOutput:
+        """What one of page.js's render/measure calls returned (``svg``, ``viewBox``, ``nodes``,
+        ``edges``, ``clusters``), plus ``extra`` fields (``png``, ``meta``)."""
+        return cls(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
+                   edges=res["edges"], clusters=res["clusters"], **extra)
+
 
 class MermaidRenderer:
     """Renders many Mermaid charts in one Chromium page.
@@ -165,17 +172,14 @@ class MermaidRenderer:
         png = None
         if screenshot_scale is not None:
             png = self._screenshot(res, screenshot_scale)
-        return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
-                            edges=res["edges"], clusters=res["clusters"], png=png,
-                            meta={"timing_ms": res.get("timing", {})})
+        return RenderOutput.from_page(res, png=png, meta={"timing_ms": res.get("timing", {})})
 
     def measure_graphviz(self, svg: str) -> RenderOutput:
         """Measure (and style-bake) an SVG written by Graphviz ``dot -Tsvg``."""
         page = self.start()._page
         assert page is not None
         res = page.evaluate("req => window.fpMeasureGraphviz(req)", {"svg": svg})
-        return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
-                            edges=res["edges"], clusters=res["clusters"])
+        return RenderOutput.from_page(res)
 
     def measure_plantuml(self, svg: str, order: list[str]) -> RenderOutput:
         """Measure an SVG written by ``plantuml -tsvg``; ``order`` = node ids in the order
@@ -184,8 +188,7 @@ class MermaidRenderer:
         page = self.start()._page
         assert page is not None
         res = page.evaluate("req => window.fpMeasurePlantuml(req)", {"svg": svg, "order": order})
-        return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
-                            edges=res["edges"], clusters=res["clusters"])
+        return RenderOutput.from_page(res)
 
     def render_flowchartjs(self, source: str, options: dict[str, Any], *, css: str = "",
                            background: str | None = None) -> RenderOutput:
@@ -215,8 +218,7 @@ class MermaidRenderer:
                              "css": css.replace("#{id}", f"#{svg_id}"), "background": background})
         if "error" in res:
             raise MermaidError(res["error"])
-        return RenderOutput(svg=res["svg"], view_box=tuple(res["viewBox"]), nodes=res["nodes"],
-                            edges=res["edges"], clusters=res["clusters"])
+        return RenderOutput.from_page(res)
 
     def _screenshot(self, res: dict[str, Any], scale: float) -> bytes:
         w, h = res["viewBox"][2], res["viewBox"][3]
