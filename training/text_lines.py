@@ -26,7 +26,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from data_gen.procedural import random_flowchart
-from data_gen.styles import HAND_EVAL_FONTS, HAND_FONTS, WILD_EVAL_FONTS
+from data_gen.styles import HAND_EVAL_FONTS, HAND_FONTS, WILD_EVAL_FONTS, contrast
 from flowpath.transcribe.ocr.crops import (
     color_distance,
     fill_color,
@@ -136,16 +136,9 @@ def _hex_rgb(h: float, lum: float, s: float) -> tuple[int, int, int]:
     return round(r * 255), round(g * 255), round(b * 255)
 
 
-def _luminance(c: tuple[int, int, int]) -> float:
-    def lin(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
-    return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2])
-
-
-def _contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
-    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
+def _wcag_contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """WCAG 2.1 contrast ratio of two RGB colours (`data_gen.styles.contrast`, coloraide)."""
+    return contrast("#{:02x}{:02x}{:02x}".format(*a), "#{:02x}{:02x}{:02x}".format(*b))
 
 
 def sample_colours(rng: random.Random) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -162,7 +155,7 @@ def sample_colours(rng: random.Random) -> tuple[tuple[int, int, int], tuple[int,
         else:  # dark text on saturated light fills (yellow, green, pink nodes)
             fill = _hex_rgb(h, rng.uniform(0.45, 0.75), rng.uniform(0.5, 1.0))
             text = _hex_rgb(rng.random(), rng.uniform(0.0, 0.25), rng.uniform(0, 0.8))
-        if _contrast(fill, text) >= 3.0:
+        if _wcag_contrast(fill, text) >= 3.0:
             return fill, text
     return (255, 255, 255), (0, 0, 0)
 
