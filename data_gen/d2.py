@@ -138,26 +138,24 @@ def d2_chart(chart: FlowChart) -> D2Plan:
         head = e.head if e.head in ("arrow", "none", "circle") else "arrow"
         tail = "arrow" if e.tail == "arrow" else "none"
         out.add_edge(replace(e, head=head, tail=tail))
-    # containers: a subgraph with nodes (its own or its sub-subgraphs'), keyed by its chain
+    # containers: every subgraph keyed by its chain of ancestors (a loop in the chain is cut)
     by_id = {sg.id: sg for sg in chart.subgraphs}
-    containers: dict[str, str] = {}
+    own = {sg.id: f"c{i}" for i, sg in enumerate(chart.subgraphs)}
 
-    def key_of(sg: Subgraph, seen: tuple[str, ...] = ()) -> str:
-        if sg.id not in containers:
-            own = f"c{len(containers)}"
-            parent = by_id.get(sg.parent or "")
-            containers[sg.id] = (f"{key_of(parent, (*seen, sg.id))}.{own}"
-                                 if parent is not None and parent.id not in seen else own)
-        return containers[sg.id]
+    def chain_key(sg: Subgraph) -> str:
+        chain = [sg.id]
+        parent = by_id.get(sg.parent or "")
+        while parent is not None and parent.id not in chain:
+            chain.append(parent.id)
+            parent = by_id.get(parent.parent or "")
+        return ".".join(own[s] for s in reversed(chain))
 
+    containers = {sg.id: chain_key(sg) for sg in chart.subgraphs}
     keys = {nid: f"n{i}" for i, nid in enumerate(out.nodes)}
     for sg in chart.subgraphs:
-        members = [n for n in sg.nodes if n in keys and "." not in keys[n]]
-        if not members:
-            continue
-        k = key_of(sg)
-        for n in members:
-            keys[n] = f"{k}.{keys[n]}"
+        for n in sg.nodes:  # a node listed by two subgraphs goes into the first
+            if n in keys and "." not in keys[n]:
+                keys[n] = f"{containers[sg.id]}.{keys[n]}"
     used = {k.rsplit(".", 1)[0] for k in keys.values() if "." in k}
     # a container is drawn when it or one of its sub-containers holds a node
     drawn = {sid: k for sid, k in containers.items() if any(u == k or u.startswith(k + ".") for u in used)}
