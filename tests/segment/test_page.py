@@ -408,3 +408,27 @@ def test_frames_without_ruling_are_left_to_the_plain_path():
     img, _ = draw_chart("default", shapes=SHAPES)
     assert ruling_period(img) == (None, None)
     assert clean_frame(img) is None
+
+
+@require_chromium
+def test_a_generated_photo_of_squared_paper_filling_the_frame_is_segmented_on_the_cleaned_frame(hard_photo):
+    from flowpath.datasets.febench import Benchmark
+    from flowpath.io import load_image
+    from flowpath.metrics.matching import match_regions
+    from flowpath.segment.page import clean_frame, ruling_period
+
+    (chart,) = Benchmark(hard_photo).charts()
+    photo = load_image(chart.image_path)
+    assert find_page(photo) is None
+    rows, cols = ruling_period(photo)
+    sheet = clean_frame(photo)
+    assert sheet is not None
+    # the cleaned frame has no grid left: its rows and columns of paper away from the drawing
+    # hold no periodic ink
+    assert ruling_period(sheet) == (None, None)
+    found = segment_page(ClassicalSegmenter(), photo)
+    assert found is not None
+    regions, _ = found
+    gold = list(chart.regions.values())
+    assert len(match_regions(regions, gold, 0.5)) == len(gold) == len(regions)
+    assert not [r.bbox for r in regions if r.bbox[2] - r.bbox[0] < 1.2 * cols and r.bbox[3] - r.bbox[1] < 1.2 * rows]
