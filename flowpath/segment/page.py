@@ -19,6 +19,11 @@ segmentation:
 4. **Segment** the cleaned page with the classical segmenter and **map back**: every region's
    outline goes through the inverse homography into the original photo's pixels, where its box
    and mask are rebuilt.
+
+When no sheet is found (a sheet filling the frame, its corners off it, on a desk about as
+light as the paper) but the paper is ruled (`ruling_period`), steps 3-4 run on the whole frame
+as it is (`clean_frame`): the ruling, found at a tilt, is removed and the light flattened, so
+grid cells, ruling bands and counters holding ruling never reach the segmenter.
 """
 
 from __future__ import annotations
@@ -416,7 +421,7 @@ def _tilted_runs(mask: np.ndarray, length: int, vertical: bool) -> np.ndarray:
             dx, dy = dy, dx
         k = np.zeros((size, size), np.uint8)
         cv2.line(k, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1, 1)
-        out |= cv2.morphologyEx(m, cv2.MORPH_OPEN, k)
+        out |= cv2.morphologyEx(m, cv2.MORPH_OPEN, k).astype(np.uint8)
     return out.astype(bool) & mask
 
 
@@ -437,18 +442,12 @@ def _frame_ruling(contrast: np.ndarray, weak: float, length: int, span: float = 
         n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
         axis = cv2.CC_STAT_HEIGHT if vertical else cv2.CC_STAT_WIDTH
         full = m.shape[0] if vertical else m.shape[1]
-        # a line is thin: noise and shadow over the weak threshold join into thick patches
-        thin = stats[1:, cv2.CC_STAT_AREA] <= FRAME_RULING_THICKEST * stats[1:, axis]
         keep = np.zeros(n, bool)
-        keep[1:] = (stats[1:, axis] >= span * full) & thin
-        if ((stats[1:, axis] >= full_span * full) & thin).sum() < min_lines:
+        keep[1:] = stats[1:, axis] >= span * full
+        if (stats[1:, axis] >= full_span * full).sum() < min_lines:
             keep[:] = False
         out.append(keep[labels])
     return out[0], out[1]
-
-
-#: the most pixels a ruling line of a photo (`_frame_ruling`) has per pixel of its length
-FRAME_RULING_THICKEST = 6
 
 
 def clean_frame(image: np.ndarray, *, weak: float = 0.06, floor: float = 0.1) -> np.ndarray | None:
@@ -552,7 +551,8 @@ def _sharpen(sheet: np.ndarray, zoom: float) -> np.ndarray:
 
 def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bool = True,
                  zoom: float | None = None, open_frames: bool = True) -> tuple[list[Region], str] | None:
-    """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found.
+    """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found and
+    the frame is not ruled paper either (`clean_frame`).
 
     Args:
         segmenter: segments the rectified, cleaned sheet.
@@ -570,14 +570,12 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
     import cv2
 
     page = find_page(image)
-    if page is not None:
-        sheet = clean_page(rectify(image, page))
-    else:
-        # no sheet in full view (a sheet filling the frame, its corners off it): on ruled or
-        # squared paper the frame itself is cleaned, as it is
-        sheet = clean_frame(image)
-        if sheet is None:
-            return None
+    # no sheet in full view (a sheet filling the frame, its corners off it): on ruled or
+    # squared paper the frame itself is cleaned, as it is
+    cleaned = clean_page(rectify(image, page)) if page is not None else clean_frame(image)
+    if cleaned is None:
+        return None
+    sheet = cleaned
     if zoom is None:
         zoom = sheet_zoom(sheet, segmenter.max_pixels)
     if zoom != 1.0:
