@@ -306,14 +306,24 @@ def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5, f
     out = []
     for kernel, axis in (((length, 1), cv2.CC_STAT_WIDTH), ((1, length), cv2.CC_STAT_HEIGHT)):
         runs = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, kernel))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
-        full = m.shape[1] if axis == cv2.CC_STAT_WIDTH else m.shape[0]
-        keep = np.zeros(n, bool)
-        keep[1:] = stats[1:, axis] >= span * full
-        if (stats[1:, axis] >= full_span * full).sum() < min_lines:
-            keep[:] = False
-        out.append(keep[labels])
+        out.append(_full_lines(runs, axis == cv2.CC_STAT_HEIGHT, span, full_span, min_lines))
     return out[0], out[1]
+
+
+def _full_lines(runs: np.ndarray, vertical: bool, span: float, full_span: float, min_lines: int) -> np.ndarray:
+    """Pixels of the pieces of ``runs`` (uint8) that join into lines across ``span`` of the
+    image's width (height when ``vertical``); none unless ``min_lines`` of them cross
+    ``full_span`` of it."""
+    import cv2
+
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
+    axis = cv2.CC_STAT_HEIGHT if vertical else cv2.CC_STAT_WIDTH
+    full = runs.shape[0] if vertical else runs.shape[1]
+    keep = np.zeros(n, bool)
+    keep[1:] = stats[1:, axis] >= span * full
+    if (stats[1:, axis] >= full_span * full).sum() < min_lines:
+        keep[:] = False
+    return keep[labels]
 
 
 def _carry_across(c: np.ndarray, band: np.ndarray, widest: int) -> np.ndarray:
@@ -433,21 +443,11 @@ def _frame_ruling(contrast: np.ndarray, weak: float, length: int, span: float = 
     only when ``min_lines`` of them run across ``full_span`` of it (as in `_ruling`: a node's
     side or a connector stops inside the drawing). The frame may cut the sheet's corners off,
     so a full line is shorter than on a rectified sheet."""
-    import cv2
 
     m = contrast > weak
-    out = []
-    for vertical in (False, True):
-        runs = _tilted_runs(m, length, vertical).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
-        axis = cv2.CC_STAT_HEIGHT if vertical else cv2.CC_STAT_WIDTH
-        full = m.shape[0] if vertical else m.shape[1]
-        keep = np.zeros(n, bool)
-        keep[1:] = stats[1:, axis] >= span * full
-        if (stats[1:, axis] >= full_span * full).sum() < min_lines:
-            keep[:] = False
-        out.append(keep[labels])
-    return out[0], out[1]
+    rows, cols = (_full_lines(_tilted_runs(m, length, vertical).astype(np.uint8), vertical, span, full_span,
+                              min_lines) for vertical in (False, True))
+    return rows, cols
 
 
 def clean_frame(image: np.ndarray, *, weak: float = 0.06, floor: float = 0.1) -> np.ndarray | None:
