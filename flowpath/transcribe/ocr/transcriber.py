@@ -313,6 +313,9 @@ class OCRTranscriber(Transcriber):
         if flats is not None:
             # subgraph fills and other large flat areas are background for connector tracing
             conn &= ~flats
+        shadows = cx.shadow_bands(conn, page.bg_dist, page.node_mask, line_h)
+        if shadows is not None:
+            conn &= ~shadows
         frames = cx.find_frames(conn, line_h)
         if frames is not None:
             conn &= ~frames
