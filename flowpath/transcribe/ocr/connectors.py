@@ -611,7 +611,8 @@ _SHAPE_SHARE = 0.25
 
 
 def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free: np.ndarray,
-                       regions: list[Region], boxes: list[Box], pad: int, line_h: float) -> None:
+                       regions: list[Region], boxes: list[Box], pad: int, line_h: float,
+                       ink: np.ndarray | None = None) -> None:
     """Set `Component.through_shape` on every piece that holds a node-sized area: the outline
     of a node that the segmenter missed (a sketched diamond drawn with a gap, a hatched one).
 
@@ -620,7 +621,9 @@ def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free:
     lines are thin and nodes are cut out of the connector mask, so what survives filling the
     pieces' holes and an opening of one text line, outside the edge-label boxes (``boxes``
     grown by ``pad``, solid in the mask), is a shape: its outline and fill or hatching. A piece
-    whose outline goes round a found node is a subgraph's frame, not a missed node.
+    whose outline goes round a found node is a subgraph's frame, not a missed node. With
+    ``ink`` (the connector mask before any closing), an area holding no ink inside its rim
+    is no node either (`_holds_ink`).
     """
     if not regions or not components:
         return
@@ -642,13 +645,23 @@ def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free:
     solid = np.asarray(cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
     for j in range(1, n):
-        if stats[j, cv2.CC_STAT_AREA] < min_area:
+        if stats[j, cv2.CC_STAT_AREA] < min_area or (ink is not None and not _holds_ink(lab == j, ink, line_h)):
             continue
         ks = comp[lab == j]
         ks = ks[ks > 0]
         piece = int(np.bincount(ks).argmax()) if ks.size else 0
         if piece in components:
             components[piece].through_shape = True
+
+
+def _holds_ink(area: np.ndarray, ink: np.ndarray, line_h: float) -> bool:
+    """Some ink lies inside ``area`` away from its rim: a missed node's text or hatching. Two
+    printed connectors running side by side into one target, closed at both ends (flowchart.js
+    joins lines that share a target), enclose only background (the closings of `_rejoin`
+    may have bridged it, so the ink is the connector mask before them)."""
+    k = max(3, int(round(line_h)) | 1)  # half a text line in from the rim: clear of its lines
+    inner = cv2.erode(area.astype(np.uint8), np.ones((k, k), np.uint8)).astype(bool)
+    return int((ink & inner).sum()) >= line_h
 
 
 def nearest_piece(comp: np.ndarray, components: dict[int, Component], box: Box, reach: float) -> int:

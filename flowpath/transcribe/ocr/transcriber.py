@@ -354,7 +354,7 @@ class OCRTranscriber(Transcriber):
         comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h)
         comp, components = cx.reach_short_ends(comp, components, page.contact_owner, dist, line_h,
                                                2.0 * line_h, self.arrow_ratio)
-        cx.mark_unseen_shapes(comp, components, free, page.regions, boxes, gpad, line_h)
+        cx.mark_unseen_shapes(comp, components, free, page.regions, boxes, gpad, line_h, ink=conn)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             # the connector piece covering most of the box (its centre pixel can be a hole
             # where the box touches a node's margin)
