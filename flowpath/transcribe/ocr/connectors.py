@@ -761,3 +761,25 @@ def shadow_bands(conn: np.ndarray, bg_dist: np.ndarray, node_mask: np.ndarray, l
         shadow[ys[sel][drop], xs[sel][drop]] = True
     return shadow if shadow.any() else None
 
+
+#: two nodes are level along the chart's flow when their centres differ by less than this share
+#: of the smaller one's extent along it
+_LEVEL_SHARE = 0.25
+
+
+def level_branch(edge: tuple[int, int], regions: list[Region], decisions: set[int], flow: Flow) -> tuple[int, int]:
+    """The direction of a connector whose direction the chart's flow guessed (no arrowhead
+    told apart), where its two nodes are level along the flow and one of them is a decision:
+    from the decision. The flow cannot order level nodes (their centres differ by a px or two),
+    and a decision's branches leave it sideways to the nodes beside it (flowchart.js's "no"
+    from a condition's right side, a switch's cases), while the way into a decision comes
+    from upstream. Any other edge is returned as it is.
+    """
+    a, b = edge
+    if (a in decisions) == (b in decisions):
+        return edge
+    ra, rb = regions[a], regions[b]
+    extent = min(ra.height, rb.height) if flow.axis == 1 else min(ra.width, rb.width)
+    if abs(ra.center[flow.axis] - rb.center[flow.axis]) >= _LEVEL_SHARE * extent:
+        return edge
+    return (a, b) if a in decisions else (b, a)
