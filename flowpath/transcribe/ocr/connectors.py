@@ -659,8 +659,12 @@ def _holds_ink(area: np.ndarray, ink: np.ndarray, line_h: float) -> bool:
     printed connectors running side by side into one target, closed at both ends (flowchart.js
     joins lines that share a target), enclose only background (the closings of `_rejoin`
     may have bridged it, so the ink is the connector mask before them)."""
+    # holes filled: the missed node's text was taken for an edge label and cut out of the area
+    filled = np.zeros(area.shape, np.uint8)
+    contours, _ = cv2.findContours(area.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(filled, contours, -1, 1, thickness=-1)
     k = max(3, int(round(line_h)) | 1)  # half a text line in from the rim: clear of its lines
-    inner = cv2.erode(area.astype(np.uint8), np.ones((k, k), np.uint8)).astype(bool)
+    inner = cv2.erode(filled, np.ones((k, k), np.uint8)).astype(bool)
     return int((ink & inner).sum()) >= line_h
 
 
