@@ -211,7 +211,7 @@ def _extend_word(big: np.ndarray, near_node: np.ndarray, x0: int, y0: int, x1: i
     W = big.shape[1]
     band = big[y0:y1] & ~near_node[y0:y1]
     counts = band.sum(axis=0)
-    texty = counts >= max(5, 0.35 * (y1 - y0))
+    texty = (counts >= max(5, 0.35 * (y1 - y0))) & ~_crossing_columns(big, y0, y1, line_h)
     max_gap = max(3, int(0.5 * line_h))
     limit = int(3 * line_h)  # a label word is short; never run along a long line
     for step in (1, -1):
@@ -232,6 +232,20 @@ def _extend_word(big: np.ndarray, near_node: np.ndarray, x0: int, y0: int, x1: i
                     break
             x += step
     return x0, x1
+
+
+def _crossing_columns(big: np.ndarray, y0: int, y1: int, line_h: float) -> np.ndarray:
+    """Columns where a blob too big for a glyph runs on well above and below the text row
+    ``y0:y1``: a vertical connector passing beside (or through) the word, not its glyphs. A
+    label set beside its connector (flowchart.js puts "yes" right of the line leaving a
+    decision) would otherwise take the line in as a letter ("lyes")."""
+    d = max(2, int(round(0.4 * line_h)))
+    H, W = big.shape
+    if y0 - d < 0 or y1 + d > H:
+        return np.zeros(W, bool)
+    # a column's neighbours count too: a slightly rotated line drifts a px over ``d`` rows
+    near = cv2.dilate(big[y0 - d:y1 + d].astype(np.uint8), np.ones((1, 3), np.uint8)).astype(bool)
+    return np.asarray(near[:d].all(axis=0) & near[-d:].all(axis=0))
 
 
 def under_frame(box: tuple[int, int, int, int], frames: np.ndarray, line_h: float) -> bool:
@@ -428,6 +442,8 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # connectors right, none wrong; without the thickness bound it turned 4 of 782
         # Graphviz/PlantUML/wild ones wrong
         targets, sources = sources, targets
+    if (not targets or not sources) and (merge := merge_target(contacts)) is not None:
+        targets, sources = [merge], [ct for ct in contacts if ct is not merge]
     if not targets or not sources:
         # no arrowhead seen (or every end looks like one). In small renders the arrowhead is a
         # solid 4-px blob on a pale anti-aliased line: the end with clearly the most ink is the
@@ -468,6 +484,24 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
                 t = min(targets, key=lambda t: np.hypot(s.point[0] - t.point[0], s.point[1] - t.point[1]))
                 pairs.append((s.region, t.region))
     return pairs, notes
+
+
+def merge_target(contacts: list[Contact]) -> Contact | None:
+    """The one target of a connector piece joining three or more nodes with no arrowhead told
+    apart: the end with clearly the most ink (`_INK_RATIO` x every other end's), else None.
+
+    Printed engines join connectors that share a target into one line before it (flowchart.js
+    brings a loop back into the line above its target; PlantUML rejoins branches): the piece
+    then has several sources and one target, and that end holds the only head, seen as ink
+    where it is too small to be seen as thickness. The chart's flow cannot tell which end that
+    is: a loop back's source lies downstream of its target.
+    """
+    if len(contacts) < 3 or any(ct.gap > 0 for ct in contacts):
+        return None
+    by_ink = sorted(contacts, key=lambda ct: -ct.mass)
+    if by_ink[0].mass >= _INK_RATIO * max(by_ink[1].mass, 1.0):
+        return by_ink[0]
+    return None
 
 
 def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: np.ndarray,
@@ -577,7 +611,8 @@ _SHAPE_SHARE = 0.25
 
 
 def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free: np.ndarray,
-                       regions: list[Region], boxes: list[Box], pad: int, line_h: float) -> None:
+                       regions: list[Region], boxes: list[Box], pad: int, line_h: float,
+                       ink: np.ndarray | None = None) -> None:
     """Set `Component.through_shape` on every piece that holds a node-sized area: the outline
     of a node that the segmenter missed (a sketched diamond drawn with a gap, a hatched one).
 
@@ -586,7 +621,9 @@ def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free:
     lines are thin and nodes are cut out of the connector mask, so what survives filling the
     pieces' holes and an opening of one text line, outside the edge-label boxes (``boxes``
     grown by ``pad``, solid in the mask), is a shape: its outline and fill or hatching. A piece
-    whose outline goes round a found node is a subgraph's frame, not a missed node.
+    whose outline goes round a found node is a subgraph's frame, not a missed node. With
+    ``ink`` (the connector mask before any closing), an area holding no ink inside its rim
+    is no node either (`_holds_ink`).
     """
     if not regions or not components:
         return
@@ -608,13 +645,27 @@ def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free:
     solid = np.asarray(cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
     for j in range(1, n):
-        if stats[j, cv2.CC_STAT_AREA] < min_area:
+        if stats[j, cv2.CC_STAT_AREA] < min_area or (ink is not None and not _holds_ink(lab == j, ink, line_h)):
             continue
         ks = comp[lab == j]
         ks = ks[ks > 0]
         piece = int(np.bincount(ks).argmax()) if ks.size else 0
         if piece in components:
             components[piece].through_shape = True
+
+
+def _holds_ink(area: np.ndarray, ink: np.ndarray, line_h: float) -> bool:
+    """Some ink lies inside ``area`` away from its rim: a missed node's text or hatching. Two
+    printed connectors running side by side into one target, closed at both ends (flowchart.js
+    joins lines that share a target), enclose only background (the closings of `_rejoin`
+    may have bridged it, so the ink is the connector mask before them)."""
+    # holes filled: the missed node's text was taken for an edge label and cut out of the area
+    filled = np.zeros(area.shape, np.uint8)
+    contours, _ = cv2.findContours(area.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(filled, contours, -1, 1, thickness=-1)
+    k = max(3, int(round(line_h)) | 1)  # half a text line in from the rim: clear of its lines
+    inner = cv2.erode(filled, np.ones((k, k), np.uint8)).astype(bool)
+    return int((ink & inner).sum()) >= line_h
 
 
 def nearest_piece(comp: np.ndarray, components: dict[int, Component], box: Box, reach: float) -> int:
@@ -662,3 +713,77 @@ def _seg_dist(px: float, py: float, ax: float, ay: float, bx: float, by: float) 
     L = vx * vx + vy * vy
     t = 0.0 if L == 0 else max(0.0, min(1.0, ((px - ax) * vx + (py - ay) * vy) / L))
     return float(np.hypot(px - ax - t * vx, py - ay - t * vy))
+
+
+#: a layer of pixels at one distance outside the nodes is a drop shadow's when connector ink
+#: covers at least this share of it (a connector leaving a node covers a few pixels of the
+#: layer; a shadow runs along the node's bottom and right sides, ~half of its outline)
+_SHADOW_COVER = 0.3
+#: ... and that ink is pale: its median at most this share of the connectors' own ink away
+#: from the nodes (a pen outline overshooting its node is as dark as the strokes)
+_SHADOW_PALE = 0.6
+#: inside a shadow layer, a pixel this many times darker than the layer's median is connector
+_SHADOW_KEEP = 1.5
+
+
+def shadow_bands(conn: np.ndarray, bg_dist: np.ndarray, node_mask: np.ndarray, line_h: float) -> np.ndarray | None:
+    """Pixels of the connector mask that are nodes' drop shadows, or None when there are none.
+
+    A blurred drop shadow (web and Office look, flowchart.js, PlantUML) is a pale band that
+    hugs a node's outline on two sides and fades outwards. Taken as connector ink it turns
+    every connector around (the band makes the end leaving a node thick and inky, like an
+    arrowhead) and joins the connectors leaving one node into one piece. Each layer of
+    pixels at one distance (1 px steps, up to half a text line) outside a node is a shadow
+    layer when connector ink covers a large share of it and that ink is pale next to the
+    connectors far from any node; its pixels are shadow except those clearly darker than the
+    layer's median (the connector crossing the band, an arrowhead entering the node).
+    """
+    reach = max(6, int(round(0.5 * line_h)))
+    if not node_mask.any() or not conn.any():
+        return None
+    outside = (~node_mask).astype(np.uint8)
+    dist, lab = cv2.distanceTransformWithLabels(outside, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_CCOMP)
+    far = conn & (dist > reach)
+    if not far.any():
+        return None
+    pale = _SHADOW_PALE * float(np.percentile(bg_dist[far], 90))
+    near = (dist > 0) & (dist <= reach)
+    ys, xs = np.nonzero(near)
+    layer = np.ceil(dist[ys, xs]).astype(np.int64)
+    key = lab[ys, xs].astype(np.int64) * (reach + 1) + layer
+    ink = conn[ys, xs]
+    total = np.bincount(key)
+    inked = np.bincount(key, weights=ink.astype(np.float64), minlength=len(total))
+    shadow = np.zeros(conn.shape, bool)
+    for k in np.flatnonzero((inked >= _SHADOW_COVER * np.maximum(total, 1)) & (total >= 8)):
+        sel = (key == k) & ink
+        vals = bg_dist[ys[sel], xs[sel]]
+        level = float(np.median(vals))
+        if level > pale:
+            continue
+        drop = vals < _SHADOW_KEEP * level
+        shadow[ys[sel][drop], xs[sel][drop]] = True
+    return shadow if shadow.any() else None
+
+
+#: two nodes are level along the chart's flow when their centres differ by less than this share
+#: of the smaller one's extent along it
+_LEVEL_SHARE = 0.25
+
+
+def level_branch(edge: tuple[int, int], regions: list[Region], decisions: set[int], flow: Flow) -> tuple[int, int]:
+    """The direction of a connector whose direction the chart's flow guessed (no arrowhead
+    told apart), where its two nodes are level along the flow and one of them is a decision:
+    from the decision. The flow cannot order level nodes (their centres differ by a px or two),
+    and a decision's branches leave it sideways to the nodes beside it (flowchart.js's "no"
+    from a condition's right side, a switch's cases), while the way into a decision comes
+    from upstream. Any other edge is returned as it is.
+    """
+    a, b = edge
+    if (a in decisions) == (b in decisions):
+        return edge
+    ra, rb = regions[a], regions[b]
+    extent = min(ra.height, rb.height) if flow.axis == 1 else min(ra.width, rb.width)
+    if abs(ra.center[flow.axis] - rb.center[flow.axis]) >= _LEVEL_SHARE * extent:
+        return edge
+    return (a, b) if a in decisions else (b, a)

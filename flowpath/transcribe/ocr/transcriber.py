@@ -313,6 +313,9 @@ class OCRTranscriber(Transcriber):
         if flats is not None:
             # subgraph fills and other large flat areas are background for connector tracing
             conn &= ~flats
+        shadows = cx.shadow_bands(conn, page.bg_dist, page.node_mask, line_h)
+        if shadows is not None:
+            conn &= ~shadows
         frames = cx.find_frames(conn, line_h)
         if frames is not None:
             conn &= ~frames
@@ -351,7 +354,7 @@ class OCRTranscriber(Transcriber):
         comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h)
         comp, components = cx.reach_short_ends(comp, components, page.contact_owner, dist, line_h,
                                                2.0 * line_h, self.arrow_ratio)
-        cx.mark_unseen_shapes(comp, components, free, page.regions, boxes, gpad, line_h)
+        cx.mark_unseen_shapes(comp, components, free, page.regions, boxes, gpad, line_h, ink=conn)
         for bi, (bx0, by0, bx1, by1) in enumerate(boxes):
             # the connector piece covering most of the box (its centre pixel can be a hole
             # where the box touches a node's margin)
@@ -436,6 +439,7 @@ class OCRTranscriber(Transcriber):
         flow = cx.chart_flow(components, page.regions,
                              ([i for i, k in enumerate(kinds) if k == "start"],
                               [i for i, k in enumerate(kinds) if k == "end"]))
+        decisions = {i for i, k in enumerate(kinds) if k == "decision"}
         for k in sorted(components):
             if components[k].through_shape:
                 problems.append("a connector between " + ", ".join(sorted(
@@ -443,6 +447,8 @@ class OCRTranscriber(Transcriber):
                     + " runs through a shape that is not a node; its edges are left out")
                 continue
             edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow)
+            if notes and len(edges) == 1:  # the direction was the flow's guess
+                edges = [cx.level_branch(edges[0], page.regions, decisions, flow)]
             problems.extend(notes)
             edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
             assigned = cx.assign_labels(components[k], boxes, page.regions, edges)
