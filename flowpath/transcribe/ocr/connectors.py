@@ -401,12 +401,14 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
     return Flow(axis, -1 if vote < 0 else 1)
 
 
-def component_edges(c: Component, regions: list[Region], letters: list[str], flow: Flow | None = None
-                    ) -> tuple[list[tuple[int, int]], list[str]]:
+def component_edges(c: Component, regions: list[Region], letters: list[str], flow: Flow | None = None,
+                    decisions: frozenset[int] = frozenset()) -> tuple[list[tuple[int, int]], list[str]]:
     """Directed (source, target) region pairs for one connector component, plus notes.
 
     ``flow`` (`chart_flow`) settles the direction where no end shows an arrowhead; top-down
-    when not given.
+    when not given. ``decisions`` are the region indices of decision nodes (diamonds): where
+    the ink does not clearly show the head, a labelled connector between a decision and
+    another node leaves the decision (`decision_source`).
     """
     flow = flow or Flow()
     contacts = [ct for ct in c.contacts if ct.count >= 2]
@@ -417,17 +419,14 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
     targets = [ct for ct in contacts if ct.arrow]
     sources = [ct for ct in contacts if not ct.arrow]
     notes: list[str] = []
-    if (len(targets) == 1 and len(sources) == 1 and targets[0].gap == 0 and sources[0].gap == 0
-            and targets[0].thickness <= sources[0].thickness + _PEN_EXCESS
-            and sources[0].mass >= _CLEAR_INK_RATIO * max(targets[0].mass, 1.0)):
-        # a pen stroke pressed a little thicker where it leaves its source passes the
-        # thickness test while the real head, a thin open 'v' or ring, holds clearly more ink.
-        # A filled head is several px thicker than the other end (3.2 px and more on the
-        # tuning sets, 1.5 px beside a drop shadow's thick source; the pen's excess stays
-        # under 1 px) and keeps its end. Gold regions: turned 2 of 524 hand-drawn two-ended
-        # connectors right, none wrong; without the thickness bound it turned 4 of 782
-        # Graphviz/PlantUML/wild ones wrong
-        targets, sources = sources, targets
+    if len(targets) == 1 and len(sources) == 1 and targets[0].thickness <= sources[0].thickness + _PEN_EXCESS:
+        # one end passes the arrowhead thickness test but is at most a pen's excess thicker
+        # than the other: a pen pressed a little harder (often where the line leaves its
+        # source), not a filled head, which is several px thicker than the other end (3.2 px
+        # and more on the tuning sets, 1.5 px beside a drop shadow's thick source). Neither
+        # end then shows a head, and the ink, the labels and the flow below decide. Gold
+        # regions, 992 two-ended hand-drawn tuning connectors (docs/transcription.md)
+        targets, sources = [], contacts
     if not targets or not sources:
         # no arrowhead seen (or every end looks like one). In small renders the arrowhead is a
         # solid 4-px blob on a pale anti-aliased line: the end with clearly the most ink is the
@@ -449,7 +448,12 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # Gold regions, 860 hand-drawn two-ended connectors with no end or both ends read as a
         # head (seven tuning sets, docs/transcription.md): 796 right before, 810 with this
         clear = ratio >= _CLEAR_INK_RATIO and by_ink[0].count >= _CLEAR_PIXEL_RATIO * by_ink[1].count
-        if comparable and (clear or (ratio >= _INK_RATIO and downstream)):
+        branch = decision_source(c, contacts, decisions)
+        if comparable and clear:
+            targets, sources = [by_ink[0]], by_ink[1:]
+        elif branch is not None:
+            sources, targets = [branch], [ct for ct in contacts if ct is not branch]
+        elif comparable and ratio >= _INK_RATIO and downstream:
             targets, sources = [by_ink[0]], by_ink[1:]
         else:
             sources, targets = ranked[:1], ranked[1:]
@@ -468,6 +472,21 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
                 t = min(targets, key=lambda t: np.hypot(s.point[0] - t.point[0], s.point[1] - t.point[1]))
                 pairs.append((s.region, t.region))
     return pairs, notes
+
+
+def decision_source(c: Component, contacts: list[Contact], decisions: frozenset[int]) -> Contact | None:
+    """The contact a labelled connector leaves from: its one decision node, else None.
+
+    A condition ("Yes", "No", "> 10") is written on a branch leaving a decision, never on the
+    connector entering it. A sketch's loop back usually starts at a decision, and its head (a
+    small open 'v', a ring, or none) shows less than the pen pressed down where the line
+    leaves the diamond, so against the chart's flow only this knows the loop's direction.
+    On the hand-drawn tuning sets every one of 519 labelled edges leaves a diamond.
+    """
+    if not c.label_boxes or len(contacts) != 2:
+        return None
+    branching = [ct for ct in contacts if ct.region in decisions]
+    return branching[0] if len(branching) == 1 else None
 
 
 def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: np.ndarray,

@@ -436,13 +436,14 @@ class OCRTranscriber(Transcriber):
         flow = cx.chart_flow(components, page.regions,
                              ([i for i, k in enumerate(kinds) if k == "start"],
                               [i for i, k in enumerate(kinds) if k == "end"]))
+        decisions = frozenset(i for i in range(len(page.regions)) if nodes.shapes.get(i) == "rhombus")
         for k in sorted(components):
             if components[k].through_shape:
                 problems.append("a connector between " + ", ".join(sorted(
                     {page.letters[ct.region] for ct in components[k].contacts if ct.count >= 2}))
                     + " runs through a shape that is not a node; its edges are left out")
                 continue
-            edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow)
+            edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow, decisions)
             problems.extend(notes)
             edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
             assigned = cx.assign_labels(components[k], boxes, page.regions, edges)
