@@ -350,8 +350,8 @@ class Flow:
 #: chart's flow; between `_INK_RATIO` and this, only when it agrees with the flow
 _CLEAR_INK_RATIO = 2.0
 _INK_RATIO = 1.3
-#: an end at most this many px thicker than the other is no filled arrowhead where the other
-#: end holds `_CLEAR_INK_RATIO` times its ink (a pen blot at the source, see `component_edges`)
+#: an end at most this many px thicker than the other is no filled arrowhead: a pen pressed a
+#: little harder (see `component_edges`)
 _PEN_EXCESS = 1.0
 #: against the chart's flow, the end with `_CLEAR_INK_RATIO` times the ink must also cover this
 #: many times the other end's pixels: a head adds strokes, a pen pressed harder where it
@@ -395,6 +395,11 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
             t, s = (a, b) if a.arrow else (b, a)
         elif max(a.mass, b.mass) >= _CLEAR_INK_RATIO * max(min(a.mass, b.mass), 1.0):
             t, s = (a, b) if a.mass > b.mass else (b, a)
+            if t.count < _CLEAR_PIXEL_RATIO * s.count:
+                # twice the ink on about as many pixels: as often a pen pressed dark where
+                # the line leaves its source as a head (see `component_edges`); in a sketch
+                # without heads one such vote turned the whole chart upwards
+                continue
         else:
             continue
         vote += int(np.sign(regions[t.region].center[axis] - regions[s.region].center[axis]))
