@@ -424,13 +424,14 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
     targets = [ct for ct in contacts if ct.arrow]
     sources = [ct for ct in contacts if not ct.arrow]
     notes: list[str] = []
-    if len(targets) == 1 and len(sources) == 1 and targets[0].thickness <= sources[0].thickness + _PEN_EXCESS:
+    if (len(targets) == 1 and len(sources) == 1 and targets[0].thickness <= sources[0].thickness + _PEN_EXCESS
+            and targets[0].count <= sources[0].count):
         # one end passes the arrowhead thickness test but is at most a pen's excess thicker
-        # than the other: a pen pressed a little harder (often where the line leaves its
-        # source), not a filled head, which is several px thicker than the other end (3.2 px
-        # and more on the tuning sets, 1.5 px beside a drop shadow's thick source). Neither
-        # end then shows a head, and the ink, the labels and the flow below decide. Gold
-        # regions, 992 two-ended hand-drawn tuning connectors (docs/transcription.md)
+        # than the other and covers no more pixels: a pen pressed a little harder (often where
+        # the line leaves its source), not a head. A filled head is several px thicker than
+        # the other end (3.2 px and more on the tuning sets, 1.5 px beside a drop shadow's
+        # thick source), and a small one adds pixels. Neither end then shows a head, and the
+        # ink, the labels and the flow below decide (docs/transcription.md)
         targets, sources = [], contacts
     if not targets or not sources:
         # no arrowhead seen (or every end looks like one). In small renders the arrowhead is a
