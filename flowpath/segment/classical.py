@@ -177,8 +177,11 @@ class ClassicalSegmenter(Segmenter):
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
         # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look,
         # and on small ones, where it costs little and a sketch's look is under a pixel
+        # the hand-drawn look is judged on node-like interiors: a pocket of page closed by
+        # connectors (its edge labels on its rim) is no outline anybody drew
         rough = clean and (work.shape[0] * work.shape[1] <= SKETCH_ALWAYS_PIXELS
-                           or _looks_hand_drawn(cands, n, work.shape[0] * work.shape[1], work, bg))
+                           or _looks_hand_drawn([c for c in cands if _label_in_middle(c, labels)], n,
+                                                work.shape[0] * work.shape[1], work, bg))
         ink = None
         if self.strokes and (rough or not clean):
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
