@@ -5,7 +5,8 @@ plain and saturated fills, degraded and cleaned as node crops are); the held-out
 (Caladea, DejaVu Sans) are never drawn. A fixed validation split of synthetic lines (another
 seed) gives the character error rate (CER) every ``eval_steps``. Checkpoints are safetensors
 (weights, and the optimizer state through `training.trainer_state`), so ``--resume`` continues a
-run from its newest ``checkpoint-N``::
+run from its newest ``checkpoint-N``; as for the other trainers (`training.run.prepare_run`), a new
+run refuses a non-empty ``output_dir`` unless ``--overwrite_output_dir`` is given::
 
     python training/train_text_recogniser.py --config configs/text_recogniser_cpu.yaml
     python training/train_text_recogniser.py --config configs/text_recogniser_cpu.yaml --resume true
@@ -133,14 +134,16 @@ def main(argv: list[str] | None = None) -> int:
         save_recogniser,
     )
     from flowpath.transcribe.ocr.text import dictionary_words
-    from training.run import newest_checkpoint
+    from training.run import prepare_run
     from training.text_lines import LineSynth, font_names, train_fonts
     from training.trainer_state import load_state
 
     out = Path(cfg.output_dir)
-    if out.exists() and cfg.overwrite_output_dir:
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        cp = prepare_run(cfg)  # the trainers' one output-folder policy: refuse / resume / overwrite
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     save_config(cfg, out / "train_config.yaml")
     mcfg = RecogniserConfig(height=cfg.height, channels=list(cfg.channels), hidden=cfg.hidden, layers=cfg.layers)
     model = build_model(mcfg)
@@ -156,7 +159,6 @@ def main(argv: list[str] | None = None) -> int:
     val_lines, val_texts = [s[0] for s in val_samples], [s[1] for s in val_samples]
     start = 0
     synth = LineSynth(cfg.seed, fonts, words, sizes)
-    cp = newest_checkpoint(out) if cfg.resume else None
     if cp is not None:
         model.load_state_dict(load_file(str(cp / "model.safetensors")))
         state = load_state(cp / "optimizer.safetensors")

@@ -32,7 +32,7 @@ def test_synthetic_lines_are_cleaned_single_lines_with_their_text():
 
 
 @require_transformers
-def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path):
+def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path, capsys):
     from training.train_text_recogniser import main
 
     out = tmp_path / "run"
@@ -54,6 +54,14 @@ def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path):
     before = (out / "model.safetensors").read_bytes()
     assert main([*args, "--resume", "true"]) == 0
     assert (out / "model.safetensors").read_bytes() == before
+    # a new run into the finished run's folder is refused rather than mixed into its checkpoints
+    capsys.readouterr()
+    assert main(args) == 2
+    assert "not empty" in capsys.readouterr().err
+    assert (out / "model.safetensors").read_bytes() == before
+    # resuming where there is nothing to resume is an error, not a silent fresh start
+    assert main([*args[:3], str(tmp_path / "empty"), *args[4:], "--resume", "true"]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
 
 
 def test_a_bad_config_is_refused_before_training(tmp_path, capsys):
