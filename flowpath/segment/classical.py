@@ -179,8 +179,15 @@ class ClassicalSegmenter(Segmenter):
         # and on small ones, where it costs little and a sketch's look is under a pixel
         # the hand-drawn look is judged on node-like interiors: a pocket of page closed by
         # connectors (its edge labels on its rim) is no outline anybody drew
+        middle: dict[int, bool] = {}  # `_label_in_middle` per candidate, asked at most once
+
+        def in_middle(c: _Cand) -> bool:
+            if id(c) not in middle:
+                middle[id(c)] = _label_in_middle(c, labels)
+            return middle[id(c)]
+
         rough = clean and (work.shape[0] * work.shape[1] <= SKETCH_ALWAYS_PIXELS
-                           or _looks_hand_drawn([c for c in cands if _label_in_middle(c, labels)], n,
+                           or _looks_hand_drawn([c for c in cands if in_middle(c)], n,
                                                 work.shape[0] * work.shape[1], work, bg))
         ink = None
         if self.strokes and (rough or not clean):
@@ -206,7 +213,7 @@ class ClassicalSegmenter(Segmenter):
             return [], "no closed, text-holding shapes found (not a flowchart, or an unsupported style)"
         cands = [c for c in cands if not self._is_edge_label(work, c, bg)]
         if passes is None and not rough:  # printed charts: hand-drawn and photo paths keep theirs
-            cands = [c for c in cands if _label_in_middle(c, labels)]
+            cands = [c for c in cands if in_middle(c)]
         if colours:
             cands = [c for c in cands if not self._is_pocket(work, c, colours, sx, sy)]
         cands = _merge_pieces(cands, labels)
