@@ -65,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--renderers", type=_csv(RENDERERS), default=("mermaid",),
                    help="diagram engines, crossed with the style families: chart i gets family i %% F and "
                         "renderer (i // F) %% R (plantuml: Debian plantuml activity diagrams; flowchartjs: npm "
-                        "flowchart.js, the classic web-flowchart look)")
+                        "flowchart.js, the classic web-flowchart look; d2: npm @terrastruct/d2, D2's WASM build, "
+                        "dagre or ELK layouts, not the handdrawn family)")
     p.add_argument("--photo", type=float, default=0.0,
                    help="fraction of charts put through the photo/scan pass (paper, light, perspective, desk)")
     p.add_argument("--photo-hard", action="store_true",

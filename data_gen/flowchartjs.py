@@ -296,13 +296,11 @@ def draw_flowchartjs(renderer: Any, chart: FlowChart, style: StyleSpec,
 def layout_problem(chart: FlowChart, r: Any) -> str:
     """What is wrong with a flowchart.js drawing of ``chart`` ("" if nothing): a node or edge
     not drawn, two symbols' boxes overlapping, or a connector running through a third symbol."""
-    drawn = {n["id"] for n in r.nodes}
-    if drawn != set(chart.nodes):
-        return f"symbols drawn {sorted(drawn)} != nodes {sorted(chart.nodes)}"
-    want = sorted((e.source, e.target) for e in chart.edges)
-    got = sorted((e["source"], e["target"]) for e in r.edges)
-    if got != want:
-        return f"connectors drawn {got} != edges {want}"
+    from data_gen.verify import drawn_problem
+
+    problem = drawn_problem(chart, r)
+    if problem:
+        return problem
     boxes = []
     for n in r.nodes:
         pts = [p for s in n["shapes"] for p in resolve_shape(s)["pts"]]

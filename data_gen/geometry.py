@@ -160,6 +160,31 @@ def _self_intersects(points: Sequence[Sequence[float]]) -> bool:
     return bool((cross & ~adj).any())
 
 
+def ray_to_outline(start: Sequence[float], towards: Sequence[float], polygon: Sequence[Sequence[float]],
+                   reach: float) -> Point | None:
+    """Where the ray from ``start`` in the direction of ``towards`` first meets the closed
+    ``polygon``'s outline within ``reach`` units, or None."""
+    p, q = np.asarray(start, dtype=float), np.asarray(towards, dtype=float)
+    n = float(np.hypot(*(q - p)))
+    poly = np.asarray(polygon, dtype=float)
+    if n < 1e-9 or len(poly) < 3:
+        return None
+    d = (q - p) / n
+    a, b = poly, np.roll(poly, -1, axis=0)
+    e = b - a
+    den = d[0] * e[:, 1] - d[1] * e[:, 0]
+    ok = np.abs(den) > 1e-12
+    w = a - p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (w[:, 0] * e[:, 1] - w[:, 1] * e[:, 0]) / den  # along the ray
+        u = (w[:, 0] * d[1] - w[:, 1] * d[0]) / den  # along the polygon's edge
+    hit = ok & (t >= 0) & (t <= reach) & (u >= 0) & (u <= 1)
+    if not hit.any():
+        return None
+    k = float(t[hit].min())
+    return float(p[0] + k * d[0]), float(p[1] + k * d[1])
+
+
 def to_pixels(points: Sequence[Sequence[float]], view_box: Sequence[float], scale: Sequence[float]) -> list[Point]:
     """Map viewBox-unit points to PNG pixels."""
     vx, vy = view_box[0], view_box[1]

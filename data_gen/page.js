@@ -560,5 +560,121 @@
             nodes, edges, clusters: []};
   };
 
+  // D2 (npm @terrastruct/d2: D2 compiled to WASM, run in a module worker by its own wrapper;
+  // window.D2 is set by data_gen.d2.browser_module). D2's SVG is flat: every shape and every
+  // connection is a <g> whose first class is the base64 of its D2 id ("g0.n3",
+  // "(g0.n3 -> n5)[0]", HTML-escaped), shapes inside g.shape, the label a <text> beside it.
+  const d2Fonts = {};
+  window.fpLoadD2Font = function (req) { d2Fonts[req.key] = req.data; };
+
+  function d2Key(g) {
+    const cls = (g.getAttribute("class") || "").trim().split(/\s+/)[0];
+    try {
+      return atob(cls).replace(/&gt;/g, ">").replace(/&lt;/g, "<").replace(/&#34;/g, '"').replace(/&amp;/g, "&");
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function markerReach(p, attr, root) {
+    // How far past the path's end (or before its start) the marker's tip reaches, in root units:
+    // D2 ends a connection at the marker's refX, its tip lies further on along the line.
+    const ref = /url\(['"]?#([^'")]+)/.exec(p.getAttribute(attr) || "");
+    const mk = ref ? root.querySelector(`[id="${ref[1]}"]`) : null;
+    if (!mk) return null;
+    const vbw = mk.viewBox.baseVal && mk.viewBox.baseVal.width ? mk.viewBox.baseVal.width : 0;
+    const s = vbw ? parseFloat(mk.getAttribute("markerWidth") || "0") / vbw : 1;
+    const refX = parseFloat(mk.getAttribute("refX") || "0");
+    let far = refX, near = refX;
+    for (const el of mk.querySelectorAll("polygon, path, circle, ellipse, rect, polyline")) {
+      let b;
+      try { b = el.getBBox(); } catch (e) { continue; }
+      far = Math.max(far, b.x + b.width);
+      near = Math.min(near, b.x);
+    }
+    // marker-end points along the path (tip = far side), marker-start back along it (near side)
+    return (attr === "marker-end" ? far - refX : refX - near) * s;
+  }
+
+  function extendEnd(pts, reach, atEnd) {
+    // move the path's end point `reach` units further along its last (first) segment
+    if (!reach || pts.length < 2) return;
+    const n = pts.length;
+    const a = atEnd ? pts[n - 1] : pts[0];
+    let k = atEnd ? n - 2 : 1;
+    while (k >= 0 && k < n && Math.hypot(pts[k][0] - a[0], pts[k][1] - a[1]) < 1e-3) k += atEnd ? -1 : 1;
+    if (k < 0 || k >= n) return;
+    const q = pts[k], len = Math.hypot(a[0] - q[0], a[1] - q[1]);
+    const tip = [a[0] + ((a[0] - q[0]) / len) * reach, a[1] + ((a[1] - q[1]) / len) * reach];
+    if (atEnd) pts.push(tip); else pts.unshift(tip);
+  }
+
+  window.fpRenderD2 = async function (req) {
+    const host = document.getElementById("host");
+    host.innerHTML = "";
+    let svg;
+    try {
+      if (!window.fpD2) window.fpD2 = new D2();
+      const opts = {...req.options};
+      for (const [role, key] of Object.entries(req.fonts || {})) opts[role] = d2Fonts[key];
+      const c = await window.fpD2.compile(req.source, opts);
+      svg = await window.fpD2.render(c.diagram, {...c.renderOptions, ...req.render});
+    } catch (e) {
+      return {error: "d2: " + (e && e.message ? e.message : String(e))};
+    }
+    const [root, vb] = showSvg(svg);
+    root.setAttribute("id", req.id);
+    if (req.css) {
+      const st = document.createElementNS("http://www.w3.org/2000/svg", "style");
+      st.textContent = req.css;
+      root.appendChild(st);
+    }
+    const nodeKeys = new Set(req.nodes), clusterKeys = new Set(req.clusters);
+    const nodes = [], edges = [], clusters = [];
+    const linkRe = /^(?:(.*)\.)?\((.+?) (->|<->|<-|--) (.+?)\)\[(\d+)\]$/;
+    let k = 0;
+    for (const g of root.querySelectorAll("g[class]")) {
+      const key = d2Key(g);
+      if (key === null) continue;
+      const texts = Array.from(g.querySelectorAll(":scope > text"));
+      const lines = texts.flatMap((t) => {
+        const ts = Array.from(t.querySelectorAll("tspan")).map((x) => x.textContent.trim()).filter((x) => x);
+        return ts.length ? ts : [t.textContent.trim()];
+      });
+      if (nodeKeys.has(key) || clusterKeys.has(key)) {
+        g.setAttribute("id", `${req.id}-s${k++}`);  // for data_gen.verify's per-node masks
+        const els = Array.from(g.querySelectorAll(":scope > g.shape > *")).filter((c) => SHAPE_TAGS.has(c.tagName.toLowerCase()));
+        const shapes = els.map((e) => shapePoints(e, root)).filter((x) => x && (x.pts.length || x.d));
+        if (clusterKeys.has(key)) {
+          clusters.push({id: key, box: unionBox(els, root), title: lines.join(" ")});
+        } else {
+          nodes.push({id: key, dom_id: g.id, shapes, text: lines.join("\n"), label_box: unionBox(texts, root)});
+        }
+        continue;
+      }
+      const m = linkRe.exec(key);
+      const p = g.querySelector("path.connection");
+      if (!m || !p) continue;
+      const scope = m[1] ? m[1] + "." : "";
+      const pts = edgePoints(p, root);
+      extendEnd(pts, markerReach(p, "marker-end", root), true);
+      extendEnd(pts, markerReach(p, "marker-start", root), false);
+      const dash = p.style.strokeDasharray || p.getAttribute("stroke-dasharray") || "";
+      const width = parseFloat(p.style.strokeWidth || p.getAttribute("stroke-width") || "0");
+      const head = (el) => el ? (el.querySelector("circle") ? "circle" : "point") : null;
+      const mkOf = (attr) => {
+        const r = /url\(['"]?#([^'")]+)/.exec(p.getAttribute(attr) || "");
+        return r ? root.querySelector(`[id="${r[1]}"]`) : null;
+      };
+      edges.push({id: key, source: scope + m[2], target: scope + m[4], index: parseInt(m[5], 10), points: pts,
+                  thickness: width > 1.5 * req.edgeWidth ? "thick" : "normal",
+                  pattern: dash && dash !== "none" ? "dotted" : "solid",
+                  label: lines.join(" ") || null, label_box: unionBox(texts, root),
+                  marker_end: head(mkOf("marker-end")), marker_start: head(mkOf("marker-start"))});
+    }
+    return {svg: new XMLSerializer().serializeToString(root), viewBox: [vb.x, vb.y, vb.width, vb.height],
+            nodes, edges, clusters};
+  };
+
   window.fpReady = true;
 })();

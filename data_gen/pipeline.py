@@ -42,7 +42,7 @@ from flowpath.transcribe.qwen2vl import FLOW2MERMAID_PROMPT
 log = logging.getLogger("flowpath.data_gen")
 
 OUTPUTS = ("bench", "coco", "sft")
-RENDERERS = ("mermaid", "graphviz", "plantuml", "flowchartjs")
+RENDERERS = ("mermaid", "graphviz", "plantuml", "flowchartjs", "d2")
 
 # one prompt for training and inference: the transcriber's own (importing it loads no torch)
 SFT_PROMPT = FLOW2MERMAID_PROMPT
@@ -452,6 +452,8 @@ def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Calla
         return _render_plantuml(renderer, job, cfg, task, size)
     if job.renderer == "flowchartjs" and job.chart is not None:
         return _render_flowchartjs(renderer, job, task, size)
+    if job.renderer == "d2" and job.chart is not None:
+        return _render_d2(renderer, job, task, size)
     if job.renderer == "graphviz" and job.chart is not None:
         from data_gen.graphviz import dot_svg, to_dot
 
@@ -545,6 +547,24 @@ def _render_flowchartjs(renderer: Any, job: ChartJob, task: dict[str, Any],
     task.update(mermaid=to_mermaid(plan.chart), chart=plan.chart.to_dict(), png=renderer.screenshot(W, H),
                 width=W, height=H, scale=list(scale),
                 render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges, "clusters": []})
+    return task
+
+
+def _render_d2(renderer: Any, job: ChartJob, task: dict[str, Any],
+               size: Callable[[tuple[float, ...]], dict[str, Any]]) -> dict[str, Any]:
+    """D2 drawing of the job's chart, measured and screenshot in the page; the record's gold
+    becomes the chart as drawn (`data_gen.d2.draw_d2`)."""
+    from data_gen.d2 import draw_d2
+    from data_gen.geometry import raster_size
+    from flowpath.mermaid import to_mermaid
+
+    assert job.chart is not None
+    plan, r = draw_d2(renderer, job.chart, job.style, random.Random(f"d2:{job.id}"))
+    W, H, scale = raster_size(r.view_box, **size(r.view_box))
+    task["style"].update(renderer="d2", layout=r.meta["layout"])
+    task.update(mermaid=to_mermaid(plan.chart), chart=plan.chart.to_dict(), png=renderer.screenshot(W, H),
+                width=W, height=H, scale=list(scale),
+                render={"view_box": list(r.view_box), "nodes": r.nodes, "edges": r.edges, "clusters": r.clusters})
     return task
 
 

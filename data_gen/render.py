@@ -12,6 +12,7 @@ and can bake computed styles inline for cairosvg. This module only drives it.
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import tempfile
@@ -28,6 +29,10 @@ PAGE_JS = Path(__file__).with_name("page.js")
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    # D2's browser build runs its WASM in a module worker made from a blob: URL, which a page
+    # at a file: URL (an opaque origin) may only start with this flag; the page loads nothing
+    # but our own files
+    "--allow-file-access-from-files",
 ]
 
 
@@ -88,6 +93,8 @@ class MermaidRenderer:
         self._tmp: str | None = None
         self._count = 0
         self._flowchartjs = False
+        self._d2 = False
+        self._d2_fonts: set[str] = set()
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> MermaidRenderer:
@@ -122,7 +129,8 @@ class MermaidRenderer:
                 self._pw.stop()
         finally:
             self._ctx = self._pw = self._page = None
-            self._flowchartjs = False
+            self._flowchartjs = self._d2 = False
+            self._d2_fonts = set()
             if self._tmp:
                 shutil.rmtree(self._tmp, ignore_errors=True)
                 self._tmp = None
@@ -220,6 +228,42 @@ class MermaidRenderer:
             raise MermaidError(res["error"])
         return RenderOutput.from_page(res)
 
+    def render_d2(self, source: str, options: dict[str, Any], *, nodes: list[str], clusters: list[str],
+                  fonts: dict[str, Path], pad: int = 20, edge_width: float = 2.0, css: str = "") -> RenderOutput:
+        """Compile and render D2 ``source`` with compile ``options`` (layout, themeID...) and
+        measure it (`data_gen.d2`): the shapes keyed ``nodes`` are nodes, those keyed
+        ``clusters`` containers; ``fonts`` maps D2's font roles (``fontRegular``,
+        ``fontBold``...) to font files, sent to the page once each. Ids in the result are D2
+        keys; ``edge_width`` is the normal line width (twice that counts as thick). The SVG
+        stays live, so `screenshot` rasterises it.
+
+        Raises:
+            MermaidError: D2 could not compile or render the source (its own message).
+        """
+        page = self.start()._page
+        assert page is not None
+        if not self._d2:
+            from data_gen.d2 import browser_module
+
+            page.add_script_tag(content=browser_module(), type="module")
+            page.wait_for_function("typeof window.D2 !== 'undefined'")
+            self._d2 = True
+        for path in fonts.values():
+            if str(path) not in self._d2_fonts:
+                page.evaluate("req => window.fpLoadD2Font(req)",
+                              {"key": str(path), "data": base64.b64encode(Path(path).read_bytes()).decode("ascii")})
+                self._d2_fonts.add(str(path))
+        self._count += 1
+        svg_id = f"fp{self._count}"
+        res = page.evaluate("req => window.fpRenderD2(req)", {
+            "id": svg_id, "source": source, "options": options, "css": css.replace("#{id}", f"#{svg_id}"),
+            "fonts": {role: str(p) for role, p in fonts.items()}, "edgeWidth": edge_width,
+            "render": {"pad": pad, "noXMLTag": True, "scale": 1, "center": False},
+            "nodes": nodes, "clusters": clusters})
+        if "error" in res:
+            raise MermaidError(res["error"])
+        return RenderOutput.from_page(res)
+
     def _screenshot(self, res: dict[str, Any], scale: float) -> bytes:
         w, h = res["viewBox"][2], res["viewBox"][3]
         return self.screenshot(max(1, round(w * scale)), max(1, round(h * scale)))
@@ -229,7 +273,7 @@ class MermaidRenderer:
         # Resize the SVG element to the target pixel size; CSS px == image px at dsf 1.
         page = self._page
         assert page is not None
-        page.evaluate("([W, H]) => { const s = document.querySelector('#host svg');"
+        page.evaluate("([W, H]) => { const s = document.querySelector('#host > svg');"
                       " s.setAttribute('width', W); s.setAttribute('height', H);"
                       " s.setAttribute('preserveAspectRatio', 'none'); }", [W, H])
-        return page.locator("#host svg").screenshot(type="png", animations="disabled")
+        return page.locator("#host > svg").screenshot(type="png", animations="disabled")

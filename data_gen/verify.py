@@ -121,3 +121,17 @@ def record_problems(record: dict[str, Any], tol: float = 3.0) -> list[str]:
             if d < -tol:
                 out.append(f"edge {e['source']}->{e['target']}: {end} {e[end]} is {-d:.1f} px from {nid!r}")
     return out
+
+
+def drawn_problem(chart: Any, render: Any) -> str:
+    """What an engine left out of its drawing of ``chart`` ("" if nothing): the node ids of
+    ``render.nodes`` against the chart's nodes, and its edges' (source, target) pairs, repeats
+    counted, against the chart's edges."""
+    drawn = {n["id"] for n in render.nodes}
+    if drawn != set(chart.nodes):
+        return f"nodes drawn {sorted(drawn)} != nodes {sorted(chart.nodes)}"
+    want = sorted((e.source, e.target) for e in chart.edges)
+    got = sorted((e["source"], e["target"]) for e in render.edges)
+    if got != want:
+        return f"edges drawn {got} != edges {want}"
+    return ""

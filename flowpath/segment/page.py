@@ -19,6 +19,11 @@ segmentation:
 4. **Segment** the cleaned page with the classical segmenter and **map back**: every region's
    outline goes through the inverse homography into the original photo's pixels, where its box
    and mask are rebuilt.
+
+When no sheet is found (a sheet filling the frame, its corners off it, on a desk about as
+light as the paper) but the paper is ruled (`ruling_period`), steps 3-4 run on the whole frame
+as it is (`clean_frame`): the ruling, found at a tilt, is removed and the light flattened, so
+grid cells, ruling bands and counters holding ruling never reach the segmenter.
 """
 
 from __future__ import annotations
@@ -301,14 +306,24 @@ def _ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5, f
     out = []
     for kernel, axis in (((length, 1), cv2.CC_STAT_WIDTH), ((1, length), cv2.CC_STAT_HEIGHT)):
         runs = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, kernel))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
-        full = m.shape[1] if axis == cv2.CC_STAT_WIDTH else m.shape[0]
-        keep = np.zeros(n, bool)
-        keep[1:] = stats[1:, axis] >= span * full
-        if (stats[1:, axis] >= full_span * full).sum() < min_lines:
-            keep[:] = False
-        out.append(keep[labels])
+        out.append(_full_lines(runs, axis == cv2.CC_STAT_HEIGHT, span, full_span, min_lines))
     return out[0], out[1]
+
+
+def _full_lines(runs: np.ndarray, vertical: bool, span: float, full_span: float, min_lines: int) -> np.ndarray:
+    """Pixels of the pieces of ``runs`` (uint8) that join into lines across ``span`` of the
+    image's width (height when ``vertical``); none unless ``min_lines`` of them cross
+    ``full_span`` of it."""
+    import cv2
+
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
+    axis = cv2.CC_STAT_HEIGHT if vertical else cv2.CC_STAT_WIDTH
+    full = runs.shape[0] if vertical else runs.shape[1]
+    keep = np.zeros(n, bool)
+    keep[1:] = stats[1:, axis] >= span * full
+    if (stats[1:, axis] >= full_span * full).sum() < min_lines:
+        keep[:] = False
+    return keep[labels]
 
 
 def _carry_across(c: np.ndarray, band: np.ndarray, widest: int) -> np.ndarray:
@@ -389,13 +404,93 @@ def clean_page(page_image: np.ndarray, *, margin: float = 0.02, weak: float = 0.
         pen = float(np.percentile(c, 99.5))
         if ruling < 0.5 * pen:
             c = _erase_ruling(c, rows, cols, ruling)
+    return _ink_on_white(c, floor, rim=(my, mx))
+
+
+#: tilts (degrees) the ruling of a sheet that was not rectified is looked for at, either way
+#: of horizontal and of vertical: the photos' in-plane tilt (up to 4) plus what perspective
+#: turns a line by across a frame-filling sheet
+FRAME_RULING_TILTS = (-8, -6, -4, -2, 0, 2, 4, 6, 8)
+
+
+def _tilted_runs(mask: np.ndarray, length: int, vertical: bool) -> np.ndarray:
+    """Pixels of ``mask`` on straight runs at least ``length`` long, near-horizontal (or
+    near-vertical) at any of `FRAME_RULING_TILTS`."""
+    import cv2
+
+    # thickened across the run (a 1-px line fits a kernel whose tilt is up to ~1.5 degrees
+    # off over the run's length; the tilts are 2 degrees apart)
+    m = cv2.dilate(mask.astype(np.uint8), np.ones((1, 3) if vertical else (3, 1), np.uint8))
+    out = np.zeros(m.shape, np.uint8)
+    size = length + 2
+    c = size // 2
+    for deg in FRAME_RULING_TILTS:
+        t = np.deg2rad(deg)
+        dx, dy = np.cos(t) * (length - 1) / 2, np.sin(t) * (length - 1) / 2
+        if vertical:
+            dx, dy = dy, dx
+        k = np.zeros((size, size), np.uint8)
+        cv2.line(k, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1, 1)
+        out |= cv2.morphologyEx(m, cv2.MORPH_OPEN, k).astype(np.uint8)
+    return out.astype(bool) & mask
+
+
+def _frame_ruling(contrast: np.ndarray, weak: float, length: int, span: float = 0.5,
+                  full_span: float = 0.8, min_lines: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Paper ruling of a photo whose sheet was not found (so not rectified):
+    ``(near-horizontal, near-vertical)`` lines of faint ink, each run tilted a few degrees
+    (`_tilted_runs`), joined into lines across ``span`` of the frame; a direction has ruling
+    only when ``min_lines`` of them run across ``full_span`` of it (as in `_ruling`: a node's
+    side or a connector stops inside the drawing). The frame may cut the sheet's corners off,
+    so a full line is shorter than on a rectified sheet."""
+
+    m = contrast > weak
+    rows, cols = (_full_lines(_tilted_runs(m, length, vertical).astype(np.uint8), vertical, span, full_span,
+                              min_lines) for vertical in (False, True))
+    return rows, cols
+
+
+def clean_frame(image: np.ndarray, *, weak: float = 0.06, floor: float = 0.1) -> np.ndarray | None:
+    """A photo of ruled or squared paper whose sheet was not found, cleaned as `clean_page`
+    cleans a sheet but over the whole frame and unrectified: light divided out, ruling carried
+    across (`_erase_ruling`, with the lines found at a tilt, `_frame_ruling`), dark ink on flat
+    white. None when no ruling is seen (`ruling_period` finds no period, as on web charts and
+    plain paper, or no lines span the frame): the frame is then segmented as it is, which on
+    the hard photo tuning sets finds the nodes of plain sheets.
+
+    Args:
+        image: RGB uint8 photo.
+        weak: contrast above which a pixel may be ruling.
+        floor: contrast under which a pixel is paper.
+    """
+    from flowpath.segment.strokes import page_contrast
+
+    if ruling_period(image) == (None, None):
+        return None  # no periodic ruling: a web chart, or plain paper
+    c = page_contrast(image)
+    rows, cols = _frame_ruling(c, weak, max(40, min(c.shape) // 6))
+    lines = rows | cols
+    if lines.mean() > 0.005:
+        ruling = float(np.median(c[lines]))
+        if ruling < 0.5 * float(np.percentile(c, 99.5)):  # as dark as the pen: the drawing's own
+            c = _erase_ruling(c, rows, cols, ruling)
+    return _ink_on_white(c, floor)
+
+
+def _ink_on_white(c: np.ndarray, floor: float, rim: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """A contrast map drawn as grey ink on flat white: under ``floor`` is paper, the 95th
+    percentile of the rest (at least 0.3) is black, and a rim of ``(rows, columns)`` along
+    each side is blanked."""
     c = np.where(c < floor, 0.0, c)
     top = max(float(np.percentile(c[c > 0], 95)) if (c > 0).any() else 1.0, 0.3)
     v = np.clip((c - floor) / (top - floor), 0.0, 1.0)
-    v[:my] = 0.0
-    v[-my:] = 0.0
-    v[:, :mx] = 0.0
-    v[:, -mx:] = 0.0
+    my, mx = rim
+    if my:
+        v[:my] = 0.0
+        v[-my:] = 0.0
+    if mx:
+        v[:, :mx] = 0.0
+        v[:, -mx:] = 0.0
     return np.repeat((255 - np.rint(v * 255)).astype(np.uint8)[..., None], 3, axis=2)
 
 
@@ -456,7 +551,8 @@ def _sharpen(sheet: np.ndarray, zoom: float) -> np.ndarray:
 
 def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bool = True,
                  zoom: float | None = None, open_frames: bool = True) -> tuple[list[Region], str] | None:
-    """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found.
+    """Nodes of a photographed sheet, in the photo's pixels; None when no sheet is found and
+    the frame is not ruled paper either (`clean_frame`).
 
     Args:
         segmenter: segments the rectified, cleaned sheet.
@@ -474,18 +570,27 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
     import cv2
 
     page = find_page(image)
-    if page is None:
+    # no sheet in full view (a sheet filling the frame, its corners off it): on ruled or
+    # squared paper the frame itself is cleaned, as it is
+    cleaned = clean_page(rectify(image, page)) if page is not None else clean_frame(image)
+    if cleaned is None:
         return None
-    sheet = clean_page(rectify(image, page))
+    sheet = cleaned
     if zoom is None:
         zoom = sheet_zoom(sheet, segmenter.max_pixels)
     if zoom != 1.0:
         sheet = _sharpen(cv2.resize(sheet, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC), zoom)
     regions, reason = segment_sheet(segmenter, sheet, passes=passes, open_frames=open_frames)
     H, W = image.shape[:2]
-    back = [region_from_polygon([tuple(p) for p in page.to_original(np.asarray(r.polygon) / zoom)], H, W,
+    back = [region_from_polygon([tuple(p) for p in _to_photo(page, np.asarray(r.polygon) / zoom)], H, W,
                                 r.score, with_mask=segmenter.with_masks) for r in regions]
     return back, reason
+
+
+def _to_photo(page: Page | None, points: np.ndarray) -> np.ndarray:
+    """Points of the segmented sheet in the photo's pixels (the frame itself when ``page`` is
+    None)."""
+    return points if page is None else page.to_original(points)
 
 
 def segment_sheet(segmenter: ClassicalSegmenter, sheet: np.ndarray, *, passes: bool = True,
@@ -567,20 +672,31 @@ def _poly_area(poly: np.ndarray) -> float:
 #: the shortest and longest ruling period looked for (working pixels): squared and ruled paper
 #: photographed whole, 16-30 px a line on the tuning sets' pages
 MIN_PERIOD, MAX_PERIOD = 8, 64
-#: least normalised autocorrelation at the period for the paper to count as ruled
-MIN_PERIODICITY = 0.3
+#: contrast (`strokes.page_contrast`) above which a pixel may be ruling: a blurred 1-px line of
+#: pale ruling is 0.03-0.1 darker than its paper
+RULING_WEAK = 0.03
+#: least normalised autocorrelation at the period for the paper to count as ruled ...
+MIN_PERIODICITY = 0.35
+#: ... and least rise of the autocorrelation from its lowest point at shorter lags (a chart's
+#: large inked shapes make the autocorrelation fall slowly from lag 0, with no peak). On the
+#: hard photo tuning sets (photogrid5_tune1, photo6_hard1) most ruled directions peak at
+#: 0.36-0.86 rising 0.28-1.4; on the web-look tuning charts (segwild_tune, seg_tune_wild) the
+#: peaks of 0.35 and more rise at most 0.01
+MIN_PROMINENCE = 0.2
 
 
 def ruling_period(image: np.ndarray, band: int = 40) -> tuple[float | None, float | None]:
     """The paper's ruling period along rows and along columns (px), or None where there is none.
 
-    Faint ink (`strokes.page_contrast` above 0.08) is summed across narrow bands (``band`` px:
-    a line tilted a few degrees stays within a pixel or two of itself there) into a profile
-    per band; the profiles' autocorrelations, summed, peak at the spacing of the ruling. A
-    drawing's own lines are few and irregular and give no such peak."""
+    Faint ink (`strokes.page_contrast` above `RULING_WEAK`) is summed across narrow bands
+    (``band`` px: a line tilted a few degrees stays within a few pixels of itself there) into a
+    profile per band; the profiles' autocorrelations, summed, peak at the spacing of the ruling
+    and its multiples. The period is the shortest lag (at most half of `MAX_PERIOD`) whose peak
+    is high (`MIN_PERIODICITY`), stands out (`MIN_PROMINENCE`) and comes back at twice the lag.
+    A drawing's own lines are few and irregular and give no such peak."""
     from flowpath.segment.strokes import page_contrast
 
-    weak = (page_contrast(image) > 0.08).astype(np.float32)
+    weak = (page_contrast(image) > RULING_WEAK).astype(np.float32)
     out: list[float | None] = []
     for m in (weak, weak.T):  # profile down the rows: horizontal lines; then vertical ones
         n, width = m.shape
@@ -596,8 +712,16 @@ def ruling_period(image: np.ndarray, band: int = 40) -> tuple[float | None, floa
             out.append(None)
             continue
         acf /= acf[0]
-        lag = MIN_PERIOD + int(np.argmax(acf[MIN_PERIOD:]))
-        # a true period is a local peak clearly above the dip before it
-        ok = acf[lag] >= MIN_PERIODICITY and lag < MAX_PERIOD and acf[lag] >= acf[lag - 1] and acf[lag] >= acf[lag + 1]
-        out.append(float(lag) if ok else None)
+        period = None
+        for lag in range(MIN_PERIOD + 1, MAX_PERIOD // 2):
+            peak = acf[lag] > acf[lag - 1] and acf[lag] >= acf[lag + 1]
+            # ruling repeats: the autocorrelation is high again at twice the period (the
+            # spacing of a few of a drawing's features, e.g. one box's sides and its word,
+            # does not come back)
+            again = float(acf[2 * lag - 2:2 * lag + 3].max())
+            if (peak and acf[lag] >= MIN_PERIODICITY and again >= 0.5 * acf[lag]
+                    and acf[lag] - acf[MIN_PERIOD:lag].min() >= MIN_PROMINENCE):
+                period = float(lag)
+                break
+        out.append(period)
     return out[0], out[1]

@@ -243,8 +243,11 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         more = _outlined_nodes(closed, ink, sw, enclosed=enclosed, min_outline=min_outline,
                                min_solidity=min_solidity, min_size=min_size, max_inked=max_inked,
                                max_band_ink=max_band_ink)
-        if k:  # a finer look only adds nodes clear of those found already
-            more = [f for f in more if not any(_box_overlap(f[0], g[0]) > 0.2 for g in found)
+        if k:  # a finer look only adds nodes clear of those found already (a blob around
+            # others, a frame or a loop of connectors that innermost_regions drops, blocks none)
+            inner = [g[0] for j, g in enumerate(found)
+                     if not any(i != j and _holds(g[0], h[0]) for i, h in enumerate(found))]
+            more = [f for f in more if not any(_box_overlap(f[0], g) > 0.2 for g in inner)
                     and _fine_node(f[0], image, letter, sw)]
         found += more
     return innermost_regions(
@@ -273,6 +276,11 @@ def _fine_node(box: tuple[int, int, int, int], image: np.ndarray, letter: float,
         if side.size and (side < dark).mean() > FINE_MAX_TINT:
             return False
     return True
+
+
+def _holds(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """Whether box ``a`` holds box ``b`` whole."""
+    return a[0] <= b[0] and a[1] <= b[1] and a[2] >= b[2] and a[3] >= b[3]
 
 
 def _box_overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:

@@ -354,3 +354,83 @@ def test_squared_paper_filling_the_frame_under_a_shadow_gives_nodes_and_no_grid_
     gold = [Region(tuple(n["bbox"])) for n in ann["nodes"].values()]
     row = SegmentationMetric().update(regions, gold)
     assert row["recall@0.5"] == 1.0 and row["precision@0.5"] == 1.0, [r.bbox for r in regions]
+
+
+def _tilted_ruled_frame(h: int = 600, w: int = 900, step: float = 22.0, tilt_deg: float = 3.0,
+                        line: float = 0.08, shade: bool = True) -> np.ndarray:
+    """A frame filled by lined paper (no desk, so no sheet edge), the lines tilted and faint
+    (a blurred 1-px line of pale ruling), under a soft shadow, with a pen-drawn box whose top
+    and bottom sides run beside the lines and a word inside."""
+    import cv2
+
+    img = np.full((h, w), 235.0, np.float32)
+    slope = np.tan(np.deg2rad(tilt_deg))
+    y = -w * slope
+    while y < h + w * slope:
+        cv2.line(img, (0, round(y)), (w - 1, round(y + slope * (w - 1))), 235.0 * (1 - line), 1, cv2.LINE_AA)
+        y += step
+    cv2.rectangle(img, (300, 250), (600, 350), 60.0, 2)
+    word = np.zeros((h, w), np.uint8)
+    cv2.putText(word, "Check the oven", (330, 307), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 255, 2)
+    img[word > 0] = 40.0
+    if shade:  # a hand's soft shadow across a third of the frame
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        img *= 1 - 0.35 * np.exp(-(((xx - 0.15 * w) / (0.25 * w)) ** 2))
+    return _as_rgb(img, blur=0.9)
+
+
+def test_a_frame_of_tilted_faint_ruling_is_cleaned_over_the_whole_frame():
+    from flowpath.segment.page import clean_frame, ruling_period
+
+    frame = _tilted_ruled_frame()
+    assert find_page(frame) is None  # no desk: the sheet fills the frame
+    rows, cols = ruling_period(frame)
+    assert rows is not None and abs(rows - 22) <= 1.5 and cols is None  # lined, not squared
+    out = clean_frame(frame)
+    assert out is not None and out.shape == frame.shape
+    grey = out[..., 0]
+    # the ruling is gone, in the light and in the shadow alike ...
+    assert (grey[20:220, 20:880] > 240).mean() > 0.99
+    assert (grey[380:580, 20:280] > 240).mean() > 0.99
+    # ... and the box is ink all the way round, its word too
+    for side in (grey[250, 310:590], grey[350, 310:590], grey[260:340, 300], grey[260:340, 600]):
+        assert side.max() < 128 or (side < 128).mean() > 0.9
+    assert (grey[290:312, 330:570] < 128).sum() > 200
+
+
+def test_frames_without_ruling_are_left_to_the_plain_path():
+    from flowpath.segment.page import clean_frame, ruling_period
+
+    plain = _tilted_ruled_frame(line=0.0)
+    assert ruling_period(plain) == (None, None)
+    assert clean_frame(plain) is None
+    # a chart's own page (a web chart): no periodic ruling either
+    img, _ = draw_chart("default", shapes=SHAPES)
+    assert ruling_period(img) == (None, None)
+    assert clean_frame(img) is None
+
+
+@require_chromium
+def test_a_generated_photo_of_squared_paper_filling_the_frame_is_segmented_on_the_cleaned_frame(hard_photo):
+    from flowpath.datasets.febench import Benchmark
+    from flowpath.io import load_image
+    from flowpath.metrics.matching import match_regions
+    from flowpath.segment.page import clean_frame, ruling_period
+
+    (chart,) = Benchmark(hard_photo).charts()
+    photo = load_image(chart.image_path)
+    assert find_page(photo) is None
+    rows, cols = ruling_period(photo)
+    sheet = clean_frame(photo)
+    assert sheet is not None
+    # the cleaned frame has no grid left: its rows and columns of paper away from the drawing
+    # hold no periodic ink
+    assert ruling_period(sheet) == (None, None)
+    found = segment_page(ClassicalSegmenter(), photo)
+    assert found is not None
+    regions, _ = found
+    gold = list(chart.regions.values())
+    matched = len(match_regions(regions, gold, 0.5))
+    # half the nodes or more are found, and more nodes than anything else
+    assert matched >= len(gold) / 2 and matched > len(regions) - matched, [r.bbox for r in regions]
+    assert not [r.bbox for r in regions if r.bbox[2] - r.bbox[0] < 1.2 * cols and r.bbox[3] - r.bbox[1] < 1.2 * rows]

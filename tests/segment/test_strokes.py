@@ -318,3 +318,61 @@ def test_letter_counters_and_pockets_between_connectors_are_not_nodes():
     pocket, alone = Region((150, 80, 340, 160)), Region((500, 40, 620, 100))
     kept = _drop_pockets([node, flat, pocket, alone], strokes=[pocket, alone])
     assert kept == [node, flat, alone]
+
+
+def test_a_subgraph_frame_holding_hand_drawn_nodes_gives_way_to_them():
+    """On the hand-drawn path a flat region holding two stroke nodes well clear of its edges is
+    a subgraph frame (its title makes it hold text): it goes, the nodes stay. A node that a
+    line through its text cut into two stroke pieces reaching its edges stays itself."""
+    from flowpath.segment.classical import _frames_out
+
+    frame = Region((10, 10, 700, 300))
+    a, b = Region((60, 80, 300, 160)), Region((400, 150, 650, 250))
+    alone = Region((750, 100, 950, 180))
+    assert _frames_out([frame, alone], [a, b], letter=14.0, sx=1.0, sy=1.0) == [alone]
+    assert _frames_out([frame, alone], [a], letter=14.0, sx=1.0, sy=1.0) == [frame, alone]
+    node = Region((12, 1100, 275, 1157))
+    pieces = [Region((18, 1104, 117, 1155)), Region((206, 1104, 270, 1155))]
+    assert _frames_out([node], pieces, letter=14.0, sx=1.0, sy=1.0) == [node]
+
+
+def test_a_blob_yields_to_its_stroke_node_but_not_to_a_piece_of_it():
+    """A small-chart blob that took in an arrowhead yields to the stroke node it holds (the
+    node's own outline); one holding only stroke pieces smaller than half its box (the node
+    cut by a line through its text) is the node and stays."""
+    from flowpath.segment.classical import _yield_to_strokes
+
+    blob = Region((361, 293, 675, 375))
+    node = Region((370, 300, 660, 372))
+    assert _yield_to_strokes([blob], [node]) == []
+    pieces = [Region((379, 297, 533, 370)), Region((503, 296, 658, 370))]
+    assert _yield_to_strokes([blob], pieces) == [blob]
+
+
+def _framed_tight_chart() -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """`_tight_chart` beside a roomy box, all inside a closed subgraph frame with a title."""
+    small, boxes = _tight_chart()
+    img = np.full((220, 800, 3), 255, np.uint8)
+    img[50:170, 20:580] = small
+    boxes = [(x0 + 20, y0 + 50, x1 + 20, y1 + 50) for x0, y0, x1, y1 in boxes]
+    roomy = (600, 70, 760, 150)
+    cv2.rectangle(img, roomy[:2], roomy[2:], (30, 30, 30), 2, cv2.LINE_AA)
+    _text(img, 630, 118, "Write", scale=0.7)
+    cv2.line(img, (470, 111), (600, 111), (30, 30, 30), 2, cv2.LINE_AA)
+    cv2.rectangle(img, (8, 30), (785, 200), (30, 30, 30), 2, cv2.LINE_AA)
+    _text(img, 300, 55, "Main", scale=0.5)
+    return img, [*boxes, roomy]
+
+
+def test_a_frame_around_nodes_does_not_hide_the_small_nodes_of_the_finer_look():
+    """The coarse look finds the frame (it holds the roomy box, so it is dropped at the end) but
+    not the small boxes whose text runs close to their outline; the finer look's nodes overlap
+    the frame's box, and only nodes that stay (none around another) may block them."""
+    from flowpath.segment.strokes import ink_mask, stroke_regions
+
+    img, boxes = _framed_tight_chart()
+    ink = ink_mask(img, 0.5, ruling=False)
+    regions = stroke_regions(img, 1.0, 1.0, img.shape[:2], ink=ink, bridge=1.5, enclosed=True, fine_gap=3)
+    row = _score(regions, boxes)
+    assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in regions]}"
+    assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in regions]}"
