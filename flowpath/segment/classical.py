@@ -177,8 +177,18 @@ class ClassicalSegmenter(Segmenter):
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
         # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look,
         # and on small ones, where it costs little and a sketch's look is under a pixel
+        # the hand-drawn look is judged on node-like interiors: a pocket of page closed by
+        # connectors (its edge labels on its rim) is no outline anybody drew
+        middle: dict[int, bool] = {}  # `_label_in_middle` per candidate, asked at most once
+
+        def in_middle(c: _Cand) -> bool:
+            if id(c) not in middle:
+                middle[id(c)] = _label_in_middle(c, labels)
+            return middle[id(c)]
+
         rough = clean and (work.shape[0] * work.shape[1] <= SKETCH_ALWAYS_PIXELS
-                           or _looks_hand_drawn(cands, n, work.shape[0] * work.shape[1], work, bg))
+                           or _looks_hand_drawn([c for c in cands if in_middle(c)], n,
+                                                work.shape[0] * work.shape[1], work, bg))
         ink = None
         if self.strokes and (rough or not clean):
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
@@ -195,11 +205,15 @@ class ClassicalSegmenter(Segmenter):
                                   bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough,
                                   fine_gap=HAND_DRAWN_FINE_GAP if rough else 0)
                    if ink is not None else [])
-        colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks)
+        # printed charts are cropped tight to the drawing: a node may touch the image's edge
+        colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks,
+                                  edge_run=EDGE_CHORD if passes is None else 0.0)
                    if self.colour and not clean else [])
         if not cands and not blobs and not strokes and not colours:
             return [], "no closed, text-holding shapes found (not a flowchart, or an unsupported style)"
         cands = [c for c in cands if not self._is_edge_label(work, c, bg)]
+        if passes is None and not rough:  # printed charts: hand-drawn and photo paths keep theirs
+            cands = [c for c in cands if in_middle(c)]
         if colours:
             cands = [c for c in cands if not self._is_pocket(work, c, colours, sx, sy)]
         cands = _merge_pieces(cands, labels)
@@ -778,6 +792,21 @@ def _holes_hold_text(crop: np.ndarray, flat: np.ndarray, holes: np.ndarray) -> b
     return holds_text(np.abs(crop[holes].astype(np.int16) - fill).max(axis=1))
 
 
+def _label_in_middle(c: _Cand, labels: np.ndarray) -> bool:
+    """Whether a flat candidate's text reaches its middle: some hole pixel lies at least
+    `LABEL_MIN_DEPTH` of the deepest point's distance from the rim. Every renderer centres a
+    node's label (or pads it evenly), so it crosses the interior's deepest part; a pocket of
+    page closed by connectors and the nodes they join (flowchart.js loops its yes/no branches
+    round the page) holds only edge labels, which sit beside the connectors on its rim."""
+    import cv2
+
+    holes = c.filled & (labels[c.y0:c.y1, c.x0:c.x1] != c.label)
+    if not holes.any():
+        return False
+    depth = cv2.distanceTransform(np.pad(c.filled.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    return bool(depth[holes].max() >= LABEL_MIN_DEPTH * depth.max())
+
+
 def _blob_holds_text(crop: np.ndarray, blob: np.ndarray) -> bool:
     """Whether a solid blob (0/1 ``blob`` over the RGB ``crop``) holds a label: text off the
     colour of its inside (`holds_text`) drawn on that colour, i.e. pieces of off-colour pixels
@@ -838,6 +867,12 @@ def _is_clean_render(image: np.ndarray, max_rare: float = 0.01) -> bool:
 #: not a node, when it runs into a coloured node (`ClassicalSegmenter._is_pocket`); pockets on
 #: the wild tuning sets measured 0-29, node interiors 115 and more
 POCKET_FILL_STEP = 40
+#: share of a flat interior's depth (distance from its rim at its deepest point) that its text
+#: must reach (`_label_in_middle`): node labels reach 0.84-1.0 of it on the printseg6 and
+#: seg_tune_clean tuning sets, the edge labels in pockets of page between connectors 0.08-0.60
+LABEL_MIN_DEPTH = 0.75
+#: a coloured node of a printed chart may touch the image's edge along this share of its side
+EDGE_CHORD = 0.8
 #: flat regions per megapixel above which a clean render's interiors are cut into strips (the
 #: hachure fills of hand-drawn looks give 3,800-29,000; clean renders of every paper family 70-750,
 #: measured on the seg_tune_hand and seg_tune_clean tuning sets)

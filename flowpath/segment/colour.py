@@ -64,7 +64,7 @@ def chroma(image: np.ndarray) -> np.ndarray:
 def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int, int], *,
                    min_chroma: int = 40, min_solidity: float = 0.85, min_size: int = 10,
                    shrink: int = 2, min_coloured: float = 0.5, min_contrast: float = MIN_EDGE_CONTRAST,
-                   with_masks: bool = True) -> list[Region]:
+                   edge_run: float = 0.0, with_masks: bool = True) -> list[Region]:
     """Nodes of one working image found as blobs of saturated colour (module docstring).
 
     Args:
@@ -78,6 +78,8 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         min_coloured: share of a blob that must be coloured (a fill, not an outline).
         min_contrast: Lab colour difference (CIE76) between the blob and the ring just outside it
             below which the blob is a piece of its surroundings, not a shape drawn on them.
+        edge_run: keep a blob that touches one side of the image along at most this share of
+            its extent there (`flowpath.segment.postprocess.touches_like_node`); 0: none.
         with_masks: attach COCO RLE masks.
     """
     import cv2
@@ -94,7 +96,7 @@ def colour_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.int16)
     ring = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
-    blobs = [(b, False) for b in interior_blobs(solid, min_size)]
+    blobs = [(b, False) for b in interior_blobs(solid, min_size, edge_run)]
     lab = None
     for (x, y, w, h, area, m), held in blobs:
         if not held and area >= CONTAINER_MIN_AREA * min_size * min_size:

@@ -166,16 +166,45 @@ def innermost_regions(found: list[tuple[tuple[int, int, int, int], list[tuple[fl
     return out
 
 
-def interior_blobs(solid: np.ndarray, min_size: int) -> Iterator[tuple[int, int, int, int, int, np.ndarray]]:
+def interior_blobs(solid: np.ndarray, min_size: int, edge_run: float = 0.0
+                   ) -> Iterator[tuple[int, int, int, int, int, np.ndarray]]:
     """The 4-connected components of a 0/1 mask that could be nodes: at least ``min_size`` wide
     and high and clear of the image border (a blob touching it is background or a cut-off
-    shape). Yields ``(x, y, w, h, area, mask)`` with ``mask`` the component's 0/1 crop."""
+    shape). Yields ``(x, y, w, h, area, mask)`` with ``mask`` the component's 0/1 crop.
+
+    With ``edge_run`` > 0 a blob touching one side of the image is kept too when its pixels on
+    that side span at most ``edge_run`` of its extent along it (`touches_like_node`)."""
     import cv2
 
     height, width = solid.shape[:2]
     n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
-        if w < min_size or h < min_size or x == 0 or y == 0 or x + w >= width or y + h >= height:
+        if w < min_size or h < min_size:
             continue
-        yield x, y, w, h, area, (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+        m = None
+        if x == 0 or y == 0 or x + w >= width or y + h >= height:
+            if edge_run <= 0:
+                continue
+            m = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+            if not touches_like_node(m, (x, y), (height, width), edge_run):
+                continue
+        yield x, y, w, h, area, m if m is not None else (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+
+
+def touches_like_node(blob: np.ndarray, origin: tuple[int, int], size: tuple[int, int], edge_run: float) -> bool:
+    """Whether a blob (0/1 crop at ``origin = (x, y)`` of an image of ``size = (h, w)``) that
+    touches the image border is still a whole node: web charts are cropped tight to the drawing,
+    so the outer part of a thick border at the page's edge is cut off while the shape's curve
+    still shows (an ellipse or stadium meets the edge along a short chord). It touches one side
+    only, along at most ``edge_run`` of its extent there; background and a shape cut in half
+    run along the edge."""
+    x, y = origin
+    h, w = blob.shape
+    sides = [(x == 0, blob[:, 0], h), (y == 0, blob[0], w),
+             (x + w >= size[1], blob[:, -1], h), (y + h >= size[0], blob[-1], w)]
+    touched = [(line, extent) for on, line, extent in sides if on]
+    if len(touched) != 1:
+        return False
+    line, extent = touched[0]
+    return bool(line.sum() <= edge_run * extent)
