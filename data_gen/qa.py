@@ -155,16 +155,25 @@ def random_chart(rng: random.Random, n_steps: int | None = None, domain: str | N
     fc.add_edge(Edge(prev, end_id, label))
     for j in joins:
         fc.add_edge(Edge(j, end_id))
-    # letters follow flow order (as a reading-order labeller would assign them), not creation order
-    g = fc.to_networkx()
-    order = list(nx.dfs_preorder_nodes(g, start)) + [n for n in fc.nodes if n not in set(nx.dfs_preorder_nodes(g, start))]
-    fc = fc.relabel({old: f"tmp_{k}" for k, old in enumerate(order)})
+    fc, _ = relabel_in_flow_order(fc, start)
+    return fc, domain
+
+
+def relabel_in_flow_order(chart: FlowChart, start: str) -> tuple[FlowChart, dict[str, str]]:
+    """The chart with letter ids ``A, B, ...`` in flow order from ``start`` (as a reading-order
+    labeller would assign them), not creation order, nodes listed in letter order; and the map
+    from old ids to letters."""
+    from flowpath.labels import index_to_letters
+
+    g = chart.to_networkx()
+    reached = list(nx.dfs_preorder_nodes(g, start))
+    order = reached + [n for n in chart.nodes if n not in set(reached)]
+    fc = chart.relabel({old: f"tmp_{k}" for k, old in enumerate(order)})
     fc = fc.relabel({f"tmp_{k}": index_to_letters(k) for k in range(len(order))})
     # relabel keeps dict order of the old ids: rebuild so nodes are listed in letter order
     d = fc.to_dict()
     d["nodes"].sort(key=lambda nd: (len(nd["id"]), nd["id"]))
-    fc = FlowChart.from_dict(d)
-    return fc, domain
+    return FlowChart.from_dict(d), {old: index_to_letters(k) for k, old in enumerate(order)}
 
 
 def grid_layout(chart: FlowChart) -> tuple[dict[str, dict[str, Any]], int, int]:
@@ -883,7 +892,7 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 
 # -- writing a set -----------------------------------------------------------------------------
-STYLES = ("templated", "hard", "flowvqa")
+STYLES = ("templated", "hard", "flowvqa", "code")
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
@@ -893,23 +902,34 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     ``style`` (one of `STYLES`; ``hard=True`` is ``style="hard"``): ``templated`` asks with
     `make_questions`; ``hard`` and ``flowvqa`` make half the decisions compare numbers with
     thresholds and ask with `make_hard_questions` (reworded, stories that settle decisions) or
-    `make_flowvqa_questions` (persona stories and questions in FlowVQA's documented style)."""
+    `make_flowvqa_questions` (persona stories and questions in FlowVQA's documented style);
+    ``code`` draws program flowcharts and asks about them in words
+    (`data_gen.code_qa.make_code_questions`)."""
+    from data_gen.code_qa import make_code_questions, random_program
+
     style = style or ("hard" if hard else "templated")
     if style not in STYLES:
         raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
-    make = {"templated": make_questions, "hard": make_hard_questions, "flowvqa": make_flowvqa_questions}[style]
     rng = random.Random(seed)
     (out / "charts").mkdir(parents=True, exist_ok=True)
     n_q = 0
     with open(out / "questions.jsonl", "w", encoding="utf-8") as fq:
         for i in range(n_charts):
-            chart, domain = random_chart(rng, numeric_rate=0.0 if style == "templated" else 0.5)
             cid = f"synth{i:05d}"
+            if style == "code":
+                program = random_program(rng)
+                chart, domain = program.chart, "code"
+                questions = make_code_questions(program, cid, rng, per_type=per_type)
+            else:
+                chart, domain = random_chart(rng, numeric_rate=0.0 if style == "templated" else 0.5)
+                make = {"templated": make_questions, "hard": make_hard_questions,
+                        "flowvqa": make_flowvqa_questions}[style]
+                questions = make(chart, cid, rng, per_type=per_type, domain=domain)
             boxes, w, h = grid_layout(chart)
             rec = {"mermaid": chart_mermaid(chart), "width": w, "height": h, "scale": [1.0, 1.0],
                    "nodes": boxes, "domain": domain, "synthetic_layout": True}
             (out / "charts" / f"{cid}.json").write_text(json.dumps(rec), encoding="utf-8")
-            for q in make(chart, cid, rng, per_type=per_type, domain=domain):
+            for q in questions:
                 fq.write(json.dumps(q) + "\n")
                 n_q += 1
     return n_q
@@ -962,7 +982,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--style", choices=STYLES, default=None,
                    help="question style: templated (default), hard (same as --hard), or flowvqa "
                         "(persona stories, 'what next' and decision-logic questions as FlowVQA documents "
-                        "them, gold by FlowExplainBench's minimum-set rule; docs/reasoning.md)")
+                        "them, gold by FlowExplainBench's minimum-set rule; docs/reasoning.md), or code "
+                        "(program flowcharts asked about in words; data_gen/code_qa.py)")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")
