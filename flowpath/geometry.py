@@ -105,6 +105,11 @@ def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
+def box_holds(outer: Sequence[float], inner: Sequence[float]) -> bool:
+    """Whether ``xyxy`` box ``outer`` holds box ``inner`` whole (edges may coincide)."""
+    return bool(outer[0] <= inner[0] and outer[1] <= inner[1] and outer[2] >= inner[2] and outer[3] >= inner[3])
+
+
 def box_intersection_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise intersection areas of ``(N, 4)`` and ``(M, 4)`` xyxy arrays -> ``(N, M)``."""
     a = np.asarray(a, dtype=float).reshape(-1, 4)

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from flowpath.geometry import Region, box_iou_matrix
+from flowpath.geometry import Region, box_holds, box_iou_matrix
 
 #: Images above this many pixels are processed downscaled (the classical segmenter's cost is
 #: linear in pixels; 2x-scale Mermaid renders still have 2 px strokes at this budget).
@@ -159,8 +159,7 @@ def innermost_regions(found: list[tuple[tuple[int, int, int, int], list[tuple[fl
     blob around other blobs is a frame or a loop of connectors)."""
     out = []
     for k, ((x0, y0, x1, y1), outline) in enumerate(found):
-        holds = any(j != k and b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1
-                    for j, (b, _) in enumerate(found))
+        holds = any(j != k and box_holds((x0, y0, x1, y1), b) for j, (b, _) in enumerate(found))
         if not holds:
             out.append(region_from_polygon(outline, out_size[0], out_size[1], score, with_mask=with_mask))
     return out

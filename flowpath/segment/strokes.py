@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from flowpath.geometry import Region
+from flowpath.geometry import Region, box_holds
 from flowpath.segment.postprocess import (
     fill_holes,
     innermost_regions,
@@ -246,7 +246,7 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         if k:  # a finer look only adds nodes clear of those found already (a blob around
             # others, a frame or a loop of connectors that innermost_regions drops, blocks none)
             inner = [g[0] for j, g in enumerate(found)
-                     if not any(i != j and _holds(g[0], h[0]) for i, h in enumerate(found))]
+                     if not any(i != j and box_holds(g[0], h[0]) for i, h in enumerate(found))]
             more = [f for f in more if not any(_box_overlap(f[0], g) > 0.2 for g in inner)
                     and _fine_node(f[0], image, letter, sw)]
         found += more
@@ -276,11 +276,6 @@ def _fine_node(box: tuple[int, int, int, int], image: np.ndarray, letter: float,
         if side.size and (side < dark).mean() > FINE_MAX_TINT:
             return False
     return True
-
-
-def _holds(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    """Whether box ``a`` holds box ``b`` whole."""
-    return a[0] <= b[0] and a[1] <= b[1] and a[2] >= b[2] and a[3] >= b[3]
 
 
 def _box_overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
