@@ -373,6 +373,13 @@ _PEN_EXCESS = 1.0
 _CLEAR_PIXEL_RATIO = 2.0
 
 
+def _clear_head(t: Contact, s: Contact) -> bool:
+    """Whether end ``t`` is clearly the head against end ``s`` by ink alone: `_CLEAR_INK_RATIO`
+    times the ink on `_CLEAR_PIXEL_RATIO` times the pixels (a head adds strokes; a pen pressed
+    dark where the line leaves its source only darkens the same few pixels)."""
+    return t.mass >= _CLEAR_INK_RATIO * max(s.mass, 1.0) and t.count >= _CLEAR_PIXEL_RATIO * s.count
+
+
 def chart_flow(components: dict[int, Component], regions: list[Region],
                terminals: tuple[list[int], list[int]] = ([], [])) -> Flow:
     """The chart's `Flow`, from its two-ended connectors and its Start and End nodes.
@@ -407,15 +414,13 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
     for a, b in two:
         if a.arrow != b.arrow:
             t, s = (a, b) if a.arrow else (b, a)
-        elif max(a.mass, b.mass) >= _CLEAR_INK_RATIO * max(min(a.mass, b.mass), 1.0):
-            t, s = (a, b) if a.mass > b.mass else (b, a)
-            if t.count < _CLEAR_PIXEL_RATIO * s.count:
-                # twice the ink on about as many pixels: as often a pen pressed dark where
-                # the line leaves its source as a head (see `component_edges`); in a sketch
-                # without heads one such vote turned the whole chart upwards
-                continue
         else:
-            continue
+            t, s = (a, b) if a.mass > b.mass else (b, a)
+            if not _clear_head(t, s):
+                # twice the ink on about as many pixels is as often a pen pressed dark where
+                # the line leaves its source as a head; in a sketch without heads one such
+                # vote turned the whole chart upwards
+                continue
         vote += int(np.sign(regions[t.region].center[axis] - regions[s.region].center[axis]))
     return Flow(axis, -1 if vote < 0 else 1)
 
@@ -469,9 +474,8 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # drawn upstream (a loop back): only more strokes, not darker ones, overrule the flow.
         # Gold regions, 860 hand-drawn two-ended connectors with no end or both ends read as a
         # head (seven tuning sets, docs/transcription.md): 796 right before, 810 with this
-        clear = ratio >= _CLEAR_INK_RATIO and by_ink[0].count >= _CLEAR_PIXEL_RATIO * by_ink[1].count
         branch = decision_source(c, contacts, decisions)
-        if comparable and clear:
+        if comparable and _clear_head(by_ink[0], by_ink[1]):
             targets, sources = [by_ink[0]], by_ink[1:]
         elif branch is not None:
             sources, targets = [branch], [ct for ct in contacts if ct is not branch]
