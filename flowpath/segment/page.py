@@ -465,9 +465,9 @@ def clean_frame(image: np.ndarray, *, weak: float = 0.06, floor: float = 0.1) ->
     """
     from flowpath.segment.strokes import page_contrast
 
-    if ruling_period(image) == (None, None):
-        return None  # no periodic ruling: a web chart, or plain paper
     c = page_contrast(image)
+    if ruling_period(image, contrast=c) == (None, None):
+        return None  # no periodic ruling: a web chart, or plain paper
     rows, cols = _frame_ruling(c, weak, max(40, min(c.shape) // 6))
     lines = rows | cols
     if lines.mean() > 0.005:
@@ -572,10 +572,9 @@ def segment_page(segmenter: ClassicalSegmenter, image: np.ndarray, *, passes: bo
     page = find_page(image)
     # no sheet in full view (a sheet filling the frame, its corners off it): on ruled or
     # squared paper the frame itself is cleaned, as it is
-    cleaned = clean_page(rectify(image, page)) if page is not None else clean_frame(image)
-    if cleaned is None:
+    sheet = clean_page(rectify(image, page)) if page is not None else clean_frame(image)
+    if sheet is None:
         return None
-    sheet = cleaned
     if zoom is None:
         zoom = sheet_zoom(sheet, segmenter.max_pixels)
     if zoom != 1.0:
@@ -685,7 +684,8 @@ MIN_PERIODICITY = 0.35
 MIN_PROMINENCE = 0.2
 
 
-def ruling_period(image: np.ndarray, band: int = 40) -> tuple[float | None, float | None]:
+def ruling_period(image: np.ndarray, band: int = 40, *, contrast: np.ndarray | None = None
+                  ) -> tuple[float | None, float | None]:
     """The paper's ruling period along rows and along columns (px), or None where there is none.
 
     Faint ink (`strokes.page_contrast` above `RULING_WEAK`) is summed across narrow bands
@@ -693,10 +693,13 @@ def ruling_period(image: np.ndarray, band: int = 40) -> tuple[float | None, floa
     profile per band; the profiles' autocorrelations, summed, peak at the spacing of the ruling
     and its multiples. The period is the shortest lag (at most half of `MAX_PERIOD`) whose peak
     is high (`MIN_PERIODICITY`), stands out (`MIN_PROMINENCE`) and comes back at twice the lag.
-    A drawing's own lines are few and irregular and give no such peak."""
+    A drawing's own lines are few and irregular and give no such peak. ``contrast``: the
+    image's `strokes.page_contrast`, when the caller has it already."""
     from flowpath.segment.strokes import page_contrast
 
-    weak = (page_contrast(image) > RULING_WEAK).astype(np.float32)
+    if contrast is None:
+        contrast = page_contrast(image)
+    weak = (contrast > RULING_WEAK).astype(np.float32)
     out: list[float | None] = []
     for m in (weak, weak.T):  # profile down the rows: horizontal lines; then vertical ones
         n, width = m.shape
