@@ -157,12 +157,13 @@ def innermost_regions(found: list[tuple[tuple[int, int, int, int], list[tuple[fl
                       out_size: tuple[int, int], score: float, with_mask: bool = True) -> list[Region]:
     """Regions of the blobs ``(working box, polygon)`` whose box holds no other blob's box (a
     blob around other blobs is a frame or a loop of connectors)."""
-    out = []
-    for k, ((x0, y0, x1, y1), outline) in enumerate(found):
-        holds = any(j != k and box_holds((x0, y0, x1, y1), b) for j, (b, _) in enumerate(found))
-        if not holds:
-            out.append(region_from_polygon(outline, out_size[0], out_size[1], score, with_mask=with_mask))
-    return out
+    return [region_from_polygon(found[k][1], out_size[0], out_size[1], score, with_mask=with_mask)
+            for k in innermost([box for box, _ in found])]
+
+
+def innermost(boxes: Sequence[Sequence[float]]) -> list[int]:
+    """Indices of the ``xyxy`` boxes that hold no other box whole (`geometry.box_holds`)."""
+    return [k for k, a in enumerate(boxes) if not any(j != k and box_holds(a, b) for j, b in enumerate(boxes))]
 
 
 def interior_blobs(solid: np.ndarray, min_size: int, edge_run: float = 0.0

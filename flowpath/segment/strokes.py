@@ -27,9 +27,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from flowpath.geometry import Region, box_holds
+from flowpath.geometry import Region
 from flowpath.segment.postprocess import (
     fill_holes,
+    innermost,
     innermost_regions,
     interior_blobs,
     polygon_of_contour,
@@ -245,8 +246,7 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
                                max_band_ink=max_band_ink)
         if k:  # a finer look only adds nodes clear of those found already (a blob around
             # others, a frame or a loop of connectors that innermost_regions drops, blocks none)
-            inner = [g[0] for j, g in enumerate(found)
-                     if not any(i != j and box_holds(g[0], h[0]) for i, h in enumerate(found))]
+            inner = [found[j][0] for j in innermost([g[0] for g in found])]
             more = [f for f in more if not any(_box_overlap(f[0], g) > 0.2 for g in inner)
                     and _fine_node(f[0], image, letter, sw)]
         found += more
