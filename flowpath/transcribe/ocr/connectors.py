@@ -31,6 +31,10 @@ class Contact:
     mass: float = 0.0
     #: px the connector stops short of the node's contact ring (`reach_short_ends`); 0: touches
     gap: float = 0.0
+    #: the contact's pixels run along the node's outline for more than a head's width
+    #: (`runs_along`): a drop shadow or a connector drawn along the border, whose ink and
+    #: thickness say nothing of an arrowhead
+    along: bool = False
 
 
 @dataclass
@@ -335,7 +339,7 @@ def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarra
         thick = float(d.max()) if d.size else 0.0
         c = out.setdefault(k, Component(k))
         mass = float(ink[py, px].sum()) if ink is not None else float(len(py))
-        c.contacts.append(Contact(r, len(py), (cx, cy), thick, mass=mass))
+        c.contacts.append(Contact(r, len(py), (cx, cy), thick, mass=mass, along=runs_along(py, px, line_h)))
     for k, c in out.items():
         x, y, w, h = (int(v) for v in cstats[k, :4])
         vals = dist[y:y + h, x:x + w][comp[y:y + h, x:x + w] == k]
@@ -344,6 +348,29 @@ def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarra
         for ct in c.contacts:
             ct.arrow = ct.thickness >= max(2.0, arrow_ratio * base)
     return out
+
+
+#: an arrowhead entering a node covers at most this many text lines of its outline; a contact
+#: spread further along the outline is a drop shadow or a connector running along the border
+#: (tuning: on wild flowchart.js, 9 of 9 such contacts read as heads by thickness were sources)
+_HEAD_SPAN = 1.5
+
+
+def runs_along(py: np.ndarray, px: np.ndarray, line_h: float) -> bool:
+    """Whether a contact's pixels (rows ``py``, columns ``px`` in the node's contact ring) run
+    along the node's outline for more than `_HEAD_SPAN` text lines.
+
+    A connector crosses the contact ring where it meets the node: its pixels there span the
+    ring's width one way and the line's (or its head's) width the other. A drop shadow
+    (flowchart.js, PlantUML, Office look) is a band along the node's bottom and right sides,
+    joined to every connector leaving there; a connector may also be drawn along a node's
+    border before it turns away. Both put long runs of ink in the ring at the end where the
+    line leaves its source, which then looks like the inky end of a head: the end every
+    connector of a shadowed chart pointed back to.
+    """
+    if len(py) == 0:
+        return False
+    return bool(max(int(py.max() - py.min()), int(px.max() - px.min())) + 1 > _HEAD_SPAN * line_h)
 
 
 @dataclass(frozen=True)
@@ -376,8 +403,10 @@ _CLEAR_PIXEL_RATIO = 2.0
 def _clear_head(t: Contact, s: Contact) -> bool:
     """Whether end ``t`` is clearly the head against end ``s`` by ink alone: `_CLEAR_INK_RATIO`
     times the ink on `_CLEAR_PIXEL_RATIO` times the pixels (a head adds strokes; a pen pressed
-    dark where the line leaves its source only darkens the same few pixels)."""
-    return t.mass >= _CLEAR_INK_RATIO * max(s.mass, 1.0) and t.count >= _CLEAR_PIXEL_RATIO * s.count
+    dark where the line leaves its source only darkens the same few pixels), and those pixels
+    in one place (`runs_along`: a drop shadow along the source's side adds ink and pixels too)."""
+    return (not t.along and t.mass >= _CLEAR_INK_RATIO * max(s.mass, 1.0)
+            and t.count >= _CLEAR_PIXEL_RATIO * s.count)
 
 
 def chart_flow(components: dict[int, Component], regions: list[Region],
@@ -479,7 +508,7 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
             targets, sources = [by_ink[0]], by_ink[1:]
         elif branch is not None:
             sources, targets = [branch], [ct for ct in contacts if ct is not branch]
-        elif comparable and ratio >= _INK_RATIO and downstream:
+        elif comparable and ratio >= _INK_RATIO and downstream and not by_ink[0].along:
             targets, sources = [by_ink[0]], by_ink[1:]
         else:
             sources, targets = ranked[:1], ranked[1:]
