@@ -64,3 +64,69 @@ def test_flowchartjs_loop_back_and_side_labels_come_back_as_directed_labelled_ed
     got = {(e.source, e.target): normalize_condition(e.label) for e in tr.chart.edges}
     want = {(e.source, e.target): normalize_condition(e.label) for e in gold.edges}
     assert got == want, (got, tr.problems)
+
+
+
+# no Start or End node: nothing but the connectors themselves orients the chart. Every
+# connector leaves its source's bottom side, where the node's blurred drop shadow lies along
+# the outline and joins the line: taken for the inky end of a head, it turned every edge (and
+# the chart's flow) upwards
+NO_TERMINALS = """flowchart TD
+    A["Gather the tools"]
+    B{"Does it fit?"}
+    C(["Apply the oven to 350 degrees in a cool place"])
+    D[["Invoke read_line helper"]]
+    E[/"Output the finished the wooden board"/]
+    F(["Dry the paint with a soft cloth"])
+    G(["Paint the water"])
+    H[/"Obtain"/]
+    A --> B
+    B -->|"Yes"| C
+    C --> D
+    B -->|"No"| D
+    D --> E
+    E --> F
+    F --> G
+    G --> H
+"""
+
+
+@require_chromium
+@require_flowchartjs
+@require_tesseract
+@pytest.mark.chromium
+def test_flowchartjs_shadow_bands_do_not_turn_a_chart_without_terminals_upwards(renderer, tmp_path):
+    """A small web image of the wild look (gradient fills, drop shadows, JPEG, blur) with no
+    Start/End node comes back with every connector outside the decision in its direction.
+    (The decision's own two branches are another open bucket and are not asserted here.)"""
+    from data_gen.geometry import raster_size
+    from data_gen.pipeline import ChartJob, GenConfig, _degrade, _render_job
+    from data_gen.raster import annotate, decode_png
+    from data_gen.styles import StyleSpec
+    from flowpath.geometry import Region
+    from flowpath.labeller import draw_labels
+    from flowpath.mermaid import parse_mermaid, to_mermaid
+    from flowpath.models.base import LabelledChart
+    from flowpath.transcribe import make_transcriber
+
+    chart = parse_mermaid(NO_TERMINALS)
+    style = StyleSpec(family="wild", theme="base", curve="linear", font="Liberation Sans", font_size=13,
+                      fills=["#f04cf0"], stroke="#be00be", text="#000000", edge="#404040", stroke_width=2.0,
+                      edge_width=1.5, background="#dcdcdc", gradient=True, shadow=True, raster_width=437)
+    job = ChartJob(id="e2", mermaid=to_mermaid(chart), style=style, chart=chart, renderer="flowchartjs")
+    task = _render_job(renderer, job, GenConfig(out=tmp_path), raster_size)
+    W, H = task["width"], task["height"]
+    ann = annotate(task["render"], W, H, tuple(task["scale"]))
+    gold = parse_mermaid(task["mermaid"])
+    assert sorted((e.source, e.target) for e in gold.edges) == sorted((e.source, e.target) for e in chart.edges)
+    image = decode_png(task["png"], W, H)
+    text_px = style.font_size * sum(task["scale"]) / 2
+    image, ann = _degrade(image, ann, {"kind": "wild", "seed": 1305538709}, task["style"], text_px)
+    ids = list(gold.nodes)
+    regions = [Region.from_polygon(ann["nodes"][n]["polygon"]) for n in ids]
+    labelled, letter_regions = draw_labels(image, regions, names=ids)
+    tr = make_transcriber("ocr", engine="tesseract")([LabelledChart(image, labelled, letter_regions)])[0]
+    got = {(e.source, e.target) for e in tr.chart.edges}
+    want = {(e.source, e.target) for e in gold.edges if "B" not in (e.source, e.target)}
+    assert want <= got, (want - got, tr.problems)
+    assert not {(t, s) for s, t in want} & got
