@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from flowpath.transcribe.ocr.choice import SMALL_PRINT_BELOW, learned_opinion, prefer_learned
+from flowpath.transcribe.ocr.choice import (
+    LEARNED_MARGIN,
+    SMALL_PRINT_BELOW,
+    SMALL_PRINT_FROM,
+    learned_opinion,
+    prefer_learned,
+)
 from flowpath.transcribe.ocr.crops import TextCrop, to_text_crop
 from flowpath.transcribe.ocr.engines import Reading
 from tests.markers import require_torch
@@ -136,9 +142,18 @@ def test_small_print_takes_the_learned_reading_unless_the_kept_one_is_surer():
     assert prefer_learned(kept[1], learned[1], margin=0.5)  # a margin lets it win closer calls
     assert not prefer_learned(kept[0], Reading(), margin=1.0)  # reading nothing never wins
     # print of ordinary size, an unknown line height, or no engine: nothing changes
-    for height, factory in ((SMALL_PRINT_BELOW, lambda: engine), (None, lambda: engine), (8.0, lambda: None)):
+    for height, factory in ((SMALL_PRINT_BELOW, lambda: engine), (None, lambda: engine),
+                            (SMALL_PRINT_FROM - 1, lambda: engine), (10.0, lambda: None)):
         assert learned_opinion([crop] * 4, kept, factory, height) == kept
     assert engine.calls == 1
+
+
+def test_the_learned_reading_must_beat_tesseract_by_more_than_rapidocr():
+    # tesseract's confidences run lower than the learned recogniser's; rapidocr's line scores do not
+    learned = Reading([(0, 0, 9, "Apply")], 0.85, "textrec")
+    assert prefer_learned(Reading([(0, 0, 9, "Agply")], 0.8, "rapidocr"), learned)
+    assert not prefer_learned(Reading([(0, 0, 9, "Agply")], 0.8, "tesseract"), learned)
+    assert prefer_learned(Reading([(0, 0, 9, "Agply")], 0.8 + LEARNED_MARGIN["tesseract"] - 0.1, "tesseract"), learned)
 
 
 @require_torch
