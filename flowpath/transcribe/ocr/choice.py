@@ -55,6 +55,9 @@ SMALL_PRINT_FROM = 8.5
 #: tesseract it is negative: the learned confidences run higher than tesseract's (0.8-0.95 on
 #: lines it misreads), so it has to beat tesseract by 0.15; rapidocr's line scores run as high
 LEARNED_MARGIN: dict[str, float] = {"tesseract": -0.15, "rapidocr": 0.0}
+#: and its confidence must reach this: it reads handwriting at 0.4-0.75 (it was trained on print
+#: only), small print it reads right at 0.85-1
+LEARNED_FLOOR = 0.8
 
 
 @dataclass(frozen=True)
@@ -133,9 +136,10 @@ def prefer_learned(kept: Reading, learned: Reading, *, margin: float | None = No
     """Whether the learned recogniser's reading of a small-print node replaces ``kept``.
 
     ``margin`` (default: `LEARNED_MARGIN` of the engine that read ``kept``, 0 for others) is
-    added to the learned reading's confidence before the two are compared.
+    added to the learned reading's confidence before the two are compared; a learned reading
+    under `LEARNED_FLOOR` never wins.
     """
-    if not learned.words:
+    if not learned.words or learned.confidence < LEARNED_FLOOR:
         return False
     if margin is None:
         margin = LEARNED_MARGIN.get(kept.engine, 0.0)
