@@ -55,8 +55,8 @@ def mend_lost_connectors(chart: FlowChart) -> FlowChart:
     out-edge, not an end or terminal) and a *cut start* (a node with out-edges but no in-edge,
     not a start or terminal). On the benchmark's Mermaid look the connector lost most often is
     one of a pair running both ways between two neighbours (a check looping back to the step
-    above it): a cut start whose out-edge reaches a cut end gets the edge back the other way;
-    then one cut end and one cut start left are joined. Anything else (several of each) is
+    above it): a cut start whose labelled branch reaches a cut end gets the edge back the other
+    way; then one cut end and one cut start left are joined. Anything else (several of each) is
     left alone: without the drawing there is no telling which end meets which.
 
     >>> fc = FlowChart.from_edges([("S", "A"), ("D", "A", "Yes"), ("D", "B", "No"), ("B", "E")],
@@ -66,25 +66,24 @@ def mend_lost_connectors(chart: FlowChart) -> FlowChart:
     """
     if not any(chart.nodes[n].kind == "start" for n in chart.nodes):
         return chart
-
-    def cut_ends() -> list[str]:
-        return [n for n in chart.nodes if chart.out_degree(n) == 0 and chart.in_degree(n) > 0
-                and chart.nodes[n].kind not in ("end", "terminal")]
-
-    def cut_starts() -> list[str]:
-        return [n for n in chart.nodes if chart.in_degree(n) == 0 and chart.out_degree(n) > 0
-                and chart.nodes[n].kind not in ("start", "terminal")]
-
-    if not cut_ends() or not cut_starts():
+    ends = [n for n in chart.nodes if chart.out_degree(n) == 0 and chart.in_degree(n) > 0
+            and chart.nodes[n].kind not in ("end", "terminal")]
+    starts = [n for n in chart.nodes if chart.in_degree(n) == 0 and chart.out_degree(n) > 0
+              and chart.nodes[n].kind not in ("start", "terminal")]
+    if not ends or not starts:
+        return chart
+    added: list[tuple[str, str]] = []
+    for start in starts:
+        back = [e.target for e in chart.out_edges(start) if e.target in ends and e.label]
+        if len(back) == 1:
+            added.append((back[0], start))
+    ends_left = [n for n in ends if n not in {end for end, _ in added}]
+    starts_left = [n for n in starts if n not in {start for _, start in added}]
+    if len(ends_left) == 1 and len(starts_left) == 1 and ends_left != starts_left:
+        added.append((ends_left[0], starts_left[0]))
+    if not added:
         return chart
     chart = chart.copy()
-    ends = set(cut_ends())
-    for s in cut_starts():
-        back = [e.target for e in chart.out_edges(s) if e.target in ends]
-        if len(back) == 1:
-            chart.add_edge(Edge(back[0], s))
-            ends.discard(back[0])
-    ends_left, starts_left = cut_ends(), cut_starts()
-    if len(ends_left) == 1 and len(starts_left) == 1 and ends_left != starts_left:
-        chart.add_edge(Edge(ends_left[0], starts_left[0]))
+    for source, target in added:
+        chart.add_edge(Edge(source, target))
     return chart
