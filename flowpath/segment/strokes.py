@@ -38,6 +38,9 @@ from flowpath.segment.postprocess import (
 
 #: score of stroke-pass regions: below every flat-region detection, which win overlaps
 STROKE_SCORE = 0.4
+#: share of an extended side that must run on the pen's ink for a cut corner to be restored
+#: (`sharpen_corners`)
+CORNER_ON_PEN = 0.8
 #: share of a strip just outside a finer-closing node that may be darker than the page
 #: (`_fine_node`)
 FINE_MAX_TINT = 0.3
@@ -386,8 +389,9 @@ def sharpen_corners(poly: np.ndarray, ink: np.ndarray, reach: int, sw: float) ->
     ``reach``) of the simplified outline are joined by short ones, the two long sides are
     extended to where they meet, when that point lies outside the outline, within ``reach`` of
     the middle of the cut (a chord ``reach`` long cuts a right-angled tip ``reach`` / 2 deep, a
-    60-degree one 0.87 ``reach``) and on the pen's ink (the drawn tip); a rounded corner has no ink
-    there, two parallel sides (a stadium's ends) never meet. Unchanged when no corner is."""
+    60-degree one 0.87 ``reach``) and both extensions run on the pen's ink up to it (`_on_pen`:
+    the drawn sides go on to the tip); a rounded corner's pen curves away, an arrowhead touching
+    the outline crosses the extension, and two parallel sides (a stadium's ends) never meet. Unchanged when no corner is."""
     import cv2
 
     if len(poly) < 4:
@@ -398,7 +402,7 @@ def sharpen_corners(poly: np.ndarray, ink: np.ndarray, reach: int, sw: float) ->
         return poly
     side = np.hypot(*(np.roll(coarse, -1, axis=0) - coarse).T)  # side k runs from vertex k to k + 1
     long = side > reach
-    if long.sum() < 2 or long.all():
+    if long.sum() < 3 or long.all():  # a corner needs sides on both hands; a stadium has two
         return poly
     hull = coarse.astype(np.float32).reshape(-1, 1, 2)
     tol = max(2, int(round(sw)))
@@ -417,8 +421,8 @@ def sharpen_corners(poly: np.ndarray, ink: np.ndarray, reach: int, sw: float) ->
             a, b, c, d = coarse[k], coarse[nxt], coarse[j], coarse[(j + 1) % n]
             tip = _meet(a, b, c, d)
             if (tip is not None and cv2.pointPolygonTest(hull, (float(tip[0]), float(tip[1])), False) < 0
-                    and np.hypot(*(tip - (b + c) / 2)) <= reach
-                    and _inked(ink, tip, tol)):
+                    and np.hypot(*(c - b)) <= 2 * reach and np.hypot(*(tip - (b + c) / 2)) <= reach
+                    and _on_pen(ink, b, tip, tol) and _on_pen(ink, tip, c, tol)):
                 out.append(tip)
                 changed = True
                 k = j  # the short sides are replaced by the tip
@@ -441,6 +445,16 @@ def _meet(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndar
         return None
     t = float((c[0] - a[0]) * s[1] - (c[1] - a[1]) * s[0]) / den
     return a + t * r
+
+
+def _on_pen(ink: np.ndarray, p: np.ndarray, q: np.ndarray, tol: int) -> bool:
+    """Whether the segment from ``p`` to ``q`` runs on ink (within ``tol`` px) along
+    `CORNER_ON_PEN` of its length and at ``q`` itself: a side drawn on to the tip the closing cut
+    off. A rounded corner or a stadium's end curves away from the extended side, and an
+    arrowhead touching the outline lies across it, not along it."""
+    steps = max(2, int(np.hypot(*(q - p)) // 2))
+    on = [_inked(ink, p + (q - p) * t, tol) for t in np.linspace(0.0, 1.0, steps + 1)]
+    return bool(on[-1] and np.mean(on) >= CORNER_ON_PEN)
 
 
 def _inked(ink: np.ndarray, p: np.ndarray, tol: int) -> bool:
