@@ -454,8 +454,11 @@ class ClassicalSegmenter(Segmenter):
         # keep ink blobs lying mostly inside the region (text), not edges that end at its border
         n, lab, st, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
         # convex hull: text touching the box edge makes notches in the flat region itself
+        # (the hull of the outer contours' corners is the hull of every pixel, from a few dozen
+        # points instead of the whole region's: 6 ms -> 0.2 ms per label-sized region)
+        outlines, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = np.zeros_like(m)
-        cv2.fillConvexPoly(hull, cv2.convexHull(cv2.findNonZero(m)), 1)
+        cv2.fillConvexPoly(hull, cv2.convexHull(np.concatenate(outlines)), 1)
         inside = np.bincount(lab[hull.astype(bool)], minlength=n)
         keep = (inside >= 0.5 * st[:, cv2.CC_STAT_AREA])
         keep[0] = False
