@@ -46,6 +46,7 @@ from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
     CLASSICAL_MAX_PIXELS,
     TEXT_STEP,
+    fill_convex_holes,
     holds_text,
     polygon_of_contour,
     region_from_polygon,
@@ -280,12 +281,8 @@ class ClassicalSegmenter(Segmenter):
 
         H, W = work.shape[:2]
         fg = (np.abs(work.astype(np.int16) - bg).max(axis=2) > 30).astype(np.uint8)
-        # fill holes: everything not reachable from the border through background
-        reach = np.pad(1 - fg, 1, constant_values=1)
-        ff = np.zeros((H + 4, W + 4), np.uint8)
-        cv2.floodFill(reach, ff, (0, 0), 2)
-        solid = (reach[1:-1, 1:-1] != 2).astype(np.uint8)
-        solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        # node insides are filled, not the page the connectors close off between nodes
+        solid = cv2.morphologyEx(fill_convex_holes(fg, self.min_solidity), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
         boxes, polys = [], []
         for i in range(1, n):
@@ -358,8 +355,14 @@ class ClassicalSegmenter(Segmenter):
             if not holes.any():  # nodes hold text; empty pockets between edges do not
                 continue
             text_h = float(_tallest_line(holes))
-            if w[i] < 2.0 * text_h or h[i] < 1.2 * text_h:
-                continue  # a glyph body around its counters, or a tiny pocket
+            if w[i] < 2.0 * text_h:
+                continue  # a glyph body around its counters
+            if h[i] < 1.2 * text_h:
+                # a tiny pocket round a word, or small print whose lines touch (no empty row
+                # between them): then the height of one of its lines is what counts
+                text_h = float(_touching_lines(holes))
+                if h[i] < 1.2 * text_h:
+                    continue
             if not _holes_hold_text(work[y0:y1, x0:x1], m.astype(bool), holes):
                 continue  # JPEG specks in a filled dot (an activity diagram's start)
             ys, xs = np.nonzero(holes)
@@ -841,6 +844,34 @@ def _tallest_line(holes: np.ndarray) -> int:
     edges = np.diff(np.concatenate([[0], rows, [0]]))
     starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
     return int((ends - starts).max())
+
+
+#: a row between two text lines that touch holds at most this share of the text pixels of the
+#: rows of either line at their densest (descenders and ascenders only)
+LINE_GAP_SHARE = 0.5
+#: lines told apart so are each at least this share of the tallest one high (a capital's bar
+#: above the x-height is no line of its own)
+LINE_MIN_SHARE = 0.5
+
+
+def _touching_lines(holes: np.ndarray) -> float:
+    """Height of the tallest of two or more text lines that touch (small print: descenders run
+    into the next line's ascenders, so no empty row parts them, `_tallest_line`), cut at rows
+    holding at most `LINE_GAP_SHARE` of the densest row on either side; the whole block's
+    height when it is not so cut into lines of like height (a single line)."""
+    count = holes.sum(axis=1).astype(float)
+    rows = np.nonzero(count)[0]
+    if not len(rows):
+        return 0.0
+    count = count[rows[0]:rows[-1] + 1]
+    before = np.maximum.accumulate(count)
+    after = np.maximum.accumulate(count[::-1])[::-1]
+    gap = count <= LINE_GAP_SHARE * np.minimum(before, after)
+    runs = np.diff(np.concatenate([[0], (~gap).astype(np.int8), [0]]))
+    heights = np.nonzero(runs == -1)[0] - np.nonzero(runs == 1)[0]
+    if len(heights) < 2 or heights.min() < LINE_MIN_SHARE * heights.max():
+        return float(len(count))
+    return float(heights.max())
 
 
 def _is_clean_render(image: np.ndarray, max_rare: float = 0.01) -> bool:
