@@ -97,8 +97,8 @@ def test_the_rejoined_piece_measures_its_line_width_in_its_own_box():
     chart = _far_chart()
     page = tr._foreground(chart.image, chart)
     nodes = tr._nodes(page)
-    boxes, conn = tr._edge_labels(page, nodes.line_h)
-    components = tr._connectors(page, conn, boxes, nodes.line_h)
+    boxes, conn, shadowed = tr._edge_labels(page, nodes.line_h)
+    components = tr._connectors(page, conn, boxes, nodes.line_h, shadowed)
     nodes.reading.result()
     ab = [c for c in components.values() if {page.letters[ct.region] for ct in c.contacts} == {"A", "B"}]
     assert len(ab) == 1

@@ -309,11 +309,12 @@ def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
 
 def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
               dist: np.ndarray, line_h: float, arrow_ratio: float = 2.2,
-              ink: np.ndarray | None = None) -> dict[int, Component]:
+              ink: np.ndarray | None = None, shadowed: bool = False) -> dict[int, Component]:
     """For each connector component, the regions it touches and the stroke thickness there.
 
     ``cstats`` are the component stats of ``comp`` (OpenCV): every per-component scan stays
-    inside the component's box instead of the whole (multi-megapixel) image.
+    inside the component's box instead of the whole (multi-megapixel) image. ``shadowed``: the
+    nodes cast drop shadows, so a contact spread along an outline is marked (`runs_along`).
     """
     sel = (comp > 0) & (contact_owner > 0)
     ys, xs = np.nonzero(sel)
@@ -339,7 +340,10 @@ def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarra
         thick = float(d.max()) if d.size else 0.0
         c = out.setdefault(k, Component(k))
         mass = float(ink[py, px].sum()) if ink is not None else float(len(py))
-        c.contacts.append(Contact(r, len(py), (cx, cy), thick, mass=mass, along=runs_along(py, px, line_h)))
+        # only where the nodes cast drop shadows: a sketch's flat open 'v' head spreads along
+        # the outline too, and there it is the head (tests/transcribe/test_edge_recovery.py)
+        along = shadowed and runs_along(py, px, line_h)
+        c.contacts.append(Contact(r, len(py), (cx, cy), thick, mass=mass, along=along))
     for k, c in out.items():
         x, y, w, h = (int(v) for v in cstats[k, :4])
         vals = dist[y:y + h, x:x + w][comp[y:y + h, x:x + w] == k]

@@ -174,9 +174,9 @@ class OCRTranscriber(Transcriber):
         cpu["foreground"], t = time.thread_time() - t, time.thread_time()
         nodes = self._nodes(page)
         cpu["nodes"], t = time.thread_time() - t, time.thread_time()
-        boxes, conn = self._edge_labels(page, nodes.line_h)
+        boxes, conn, shadowed = self._edge_labels(page, nodes.line_h)
         cpu["edge_labels"], t = time.thread_time() - t, time.thread_time()
-        components = self._connectors(page, conn, boxes, nodes.line_h)
+        components = self._connectors(page, conn, boxes, nodes.line_h, shadowed)
         cpu["connectors"], t = time.thread_time() - t, time.thread_time()
         tr = self._graph(page, nodes, boxes, components)
         cpu["graph"] = time.thread_time() - t
@@ -297,9 +297,9 @@ class OCRTranscriber(Transcriber):
         return _Nodes(shapes, line_h, reading, crop_cpu)
 
     # -- step 3 --------------------------------------------------------------------------------
-    def _edge_labels(self, page: _Page, line_h: float) -> tuple[list[cx.Box], np.ndarray]:
-        """Edge-label boxes, and the connector mask (non-node ink without specks, subgraph fills
-        and frames)."""
+    def _edge_labels(self, page: _Page, line_h: float) -> tuple[list[cx.Box], np.ndarray, bool]:
+        """Edge-label boxes, the connector mask (non-node ink without specks, subgraph fills
+        and frames), and whether the nodes cast drop shadows (`connectors.shadow_bands`)."""
         conn_u8 = (page.bg_dist > 22).astype(np.uint8) & (~page.node_mask).astype(np.uint8)
         # remove specks (anti-aliasing dust)
         _, lab0, st0, _ = cv2.connectedComponentsWithStats(conn_u8, connectivity=8)
@@ -321,12 +321,14 @@ class OCRTranscriber(Transcriber):
             conn &= ~frames
             # a subgraph title sits just under its frame's top edge: not an edge label
             boxes = [b for b in boxes if not cx.under_frame(b, frames, line_h)]
-        return boxes, conn
+        return boxes, conn, shadows is not None
 
     # -- step 4 --------------------------------------------------------------------------------
     def _connectors(self, page: _Page, conn: np.ndarray, boxes: list[cx.Box],
-                    line_h: float) -> dict[int, cx.Component]:
-        """Connector pieces with their contacts (arrowheads marked) and label boxes."""
+                    line_h: float, shadowed: bool = False) -> dict[int, cx.Component]:
+        """Connector pieces with their contacts (arrowheads marked) and label boxes;
+        ``shadowed``: the nodes cast drop shadows (contacts spread along an outline are then
+        no heads, `connectors.runs_along`)."""
         H, W = conn.shape
         conn_u8 = conn.astype(np.uint8)
         joined = conn_u8.copy()
@@ -350,8 +352,9 @@ class OCRTranscriber(Transcriber):
         for (bx0, by0, bx1, by1) in boxes:
             dist[by0:by1, bx0:bx1] = 0  # glyphs in a label box are no arrowheads
         mass = np.where(core, page.bg_dist, 0)
-        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio, mass)
-        comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h)
+        components = cx.find_contacts(comp, cstats, page.contact_owner, dist, line_h, self.arrow_ratio, mass,
+                                       shadowed=shadowed)
+        comp, components = self._rejoin(page, comp, components, free, dist, mass, line_h, shadowed)
         comp, components = cx.reach_short_ends(comp, components, page.contact_owner, dist, line_h,
                                                2.0 * line_h, self.arrow_ratio)
         cx.mark_unseen_shapes(comp, components, free, page.regions, boxes, gpad, line_h, ink=conn)
@@ -370,7 +373,8 @@ class OCRTranscriber(Transcriber):
         return components
 
     def _rejoin(self, page: _Page, comp: np.ndarray, components: dict[int, cx.Component], free: np.ndarray,
-                dist: np.ndarray, mass: np.ndarray, line_h: float) -> tuple[np.ndarray, dict[int, cx.Component]]:
+                dist: np.ndarray, mass: np.ndarray, line_h: float,
+                shadowed: bool = False) -> tuple[np.ndarray, dict[int, cx.Component]]:
         """Join the pieces that do not link two nodes across wider gaps: a dashed connector with
         long dashes (hand-drawn), a sketched line with a break, an arrow that stops short of
         its node. Pieces that already link two nodes are left alone, so that a wide closing
@@ -414,7 +418,8 @@ class OCRTranscriber(Transcriber):
         # ends a few px short of the box it points at
         ring = page.margin + max(3, page.margin // 2 + 2) + int(round(0.5 * line_h))
         owner = _owner_map(page.regions, ring, comp.shape)
-        found = cx.find_contacts(only_new, stats, owner, dist, line_h, self.arrow_ratio, mass)
+        found = cx.find_contacts(only_new, stats, owner, dist, line_h, self.arrow_ratio, mass,
+                                 shadowed=shadowed)
         out = {k: c for k, c in components.items() if k in linked}
         out.update(found)
         return joined, out
