@@ -473,9 +473,14 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # against the flow, twice the ink alone was as often a darker pen start as a head
         # drawn upstream (a loop back): only more strokes, not darker ones, overrule the flow.
         # Gold regions, 860 hand-drawn two-ended connectors with no end or both ends read as a
-        # head (seven tuning sets, docs/transcription.md): 796 right before, 810 with this
+        # head (seven tuning sets, docs/transcription.md): 796 right before, 810 with this.
+        # An unlabelled connector is no loop back (those leave a decision, with a condition):
+        # against the flow its inkier end is the node's outline or a pen pressed where the line
+        # leaves its source (a thick pen's outline overshooting the box, a segmented box that
+        # cuts the drawn one), not a head: full pipeline, hand-drawn tuning sets, 6 of 6 such
+        # ends were sources (docs/transcription.md, seventh stretch)
         branch = decision_source(c, contacts, decisions)
-        if comparable and _clear_head(by_ink[0], by_ink[1]):
+        if comparable and _clear_head(by_ink[0], by_ink[1]) and (downstream or c.label_boxes):
             targets, sources = [by_ink[0]], by_ink[1:]
         elif branch is not None:
             sources, targets = [branch], [ct for ct in contacts if ct is not branch]
