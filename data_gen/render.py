@@ -16,6 +16,7 @@ import base64
 import os
 import shutil
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,12 @@ class MermaidRenderer:
         cfg.update(config or {})
         cfg["htmlLabels"] = False
         cfg["flowchart"] = {**cfg.get("flowchart", {}), "htmlLabels": False}
+        # Mermaid 11 draws its shapes through rough.js even in the classic look (roughness 0),
+        # and rough.js samples curves with Math.random unless it has a seed: unseeded, the same
+        # chart came out a pixel or two different on every run. A seed from the text keeps
+        # renders reproducible and still different from chart to chart.
+        if not cfg.get("handDrawnSeed"):
+            cfg["handDrawnSeed"] = zlib.crc32(text.encode()) or 1
         req = {"id": svg_id, "text": text, "config": cfg, "css": css.replace("#{id}", f"#{svg_id}"),
                "bake": bake and screenshot_scale is None, "page": effects or {}}
         res = page.evaluate("req => window.fpRender(req)", req)
