@@ -477,8 +477,8 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # An unlabelled connector is no loop back (those leave a decision, with a condition):
         # against the flow its inkier end is the node's outline or a pen pressed where the line
         # leaves its source (a thick pen's outline overshooting the box, a segmented box that
-        # cuts the drawn one), not a head: full pipeline, hand-drawn tuning sets, 6 of 6 such
-        # ends were sources (docs/transcription.md, seventh stretch)
+        # cuts the drawn one), not a head: full pipeline, hand-drawn tuning sets, 12 of 12
+        # such ends were sources (docs/transcription.md, seventh stretch)
         branch = decision_source(c, contacts, decisions)
         if comparable and _clear_head(by_ink[0], by_ink[1]) and (downstream or c.label_boxes):
             targets, sources = [by_ink[0]], by_ink[1:]
