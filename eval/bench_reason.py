@@ -59,10 +59,26 @@ def corrupt_texts(chart: Any, rate: float, rng: random.Random) -> Any:
     return out
 
 
+def corrupt_labels(chart: Any, rate: float, rng: random.Random) -> Any:
+    """A copy of ``chart`` with the edge-label slips the transcriber makes on febench_dev
+    (docs/transcription.md, "conditions"): each labelled edge loses its label (a label box not
+    found or read as nothing) at ``rate``, and each unlabelled edge gets a junk label read from
+    a connector fragment (``ee``, ``an``) at ``rate / 4``."""
+    out = chart.copy()
+    for e in chart.edges:
+        r = rng.random()
+        if e.label is not None and r < rate:
+            out.replace_edge(e, dataclasses.replace(e, label=None))
+        elif e.label is None and r < rate / 4:
+            out.replace_edge(e, dataclasses.replace(e, label=rng.choice(["ee", "an", "i", "se"])))
+    return out
+
+
 def run(bench: Path, reasoner_name: str = "offline", limit: int | None = None, noise: float = 0.0,
-        seed: int = 0, reasoner: Reasoner | None = None) -> dict[str, Any]:
+        seed: int = 0, reasoner: Reasoner | None = None, label_noise: float = 0.0) -> dict[str, Any]:
     """Score a reasoner on a benchmark-layout folder in oracle mode (optionally with noisy node
-    texts, ``noise`` = per-character error rate); scoring is flowpath's own attribution metric."""
+    texts, ``noise`` = per-character error rate, and edge-label slips, ``label_noise``); scoring
+    is flowpath's own attribution metric."""
     rng = random.Random(seed)
     reasoner = reasoner or make_reasoner(reasoner_name)  # an explicit reasoner wins
     if isinstance(reasoner, OfflineReasoner):
@@ -84,6 +100,8 @@ def run(bench: Path, reasoner_name: str = "offline", limit: int | None = None, n
             parsed[q.chart] = oracle_parse(chart)
             if noise > 0:
                 parsed[q.chart].graph = corrupt_texts(parsed[q.chart].graph, noise, rng)
+            if label_noise > 0:
+                parsed[q.chart].graph = corrupt_labels(parsed[q.chart].graph, label_noise, rng)
         cpu0 = time.process_time()
         att = reason_on(reasoner, parsed[q.chart], q.question, q.answer)
         cpu_times.append(time.process_time() - cpu0)
@@ -129,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
                         "$FLOWPATH_ENCODER_THREADS, else 2 on a machine with 2 or more cores)")
     p.add_argument("--noise", type=float, default=0.0,
                    help="per-character OCR-like error rate applied to node texts (robustness check)")
+    p.add_argument("--label-noise", type=float, default=0.0,
+                   help="share of edge labels lost (and a quarter of that of unlabelled edges given a junk "
+                        "label), the transcriber's slips on febench_dev (robustness check)")
     args = p.parse_args(argv)
     if not (args.bench / "questions.jsonl").is_file():
         p.error(f"{args.bench}: no questions.jsonl")
@@ -143,9 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         reasoner = OfflineReasoner(semantic={"auto": None, "on": True, "off": False}[args.semantic],
                                    encoder=encoder, learned=args.learned)
     cpu0 = time.process_time()
-    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise, reasoner=reasoner)
+    rep = run(args.bench, args.reasoner, args.limit, noise=args.noise, reasoner=reasoner,
+              label_noise=args.label_noise)
     cpu = time.process_time() - cpu0
-    print(f"{rep['bench']}  reasoner={rep['reasoner']}  noise={args.noise}  questions={rep['questions']}  "
+    print(f"{rep['bench']}  reasoner={rep['reasoner']}  noise={args.noise}  label-noise={args.label_noise}  questions={rep['questions']}  "
           f"type-recognition accuracy={rep['type_accuracy']:.3f}")
     print(f"{'slice':<22}{'n':>6}{'P':>8}{'R':>8}{'F1':>8}{'exact':>8}")
     for k in sorted(rep["table"], key=lambda k: (k != "overall", k.startswith("domain:"), k)):

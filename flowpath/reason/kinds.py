@@ -1,8 +1,15 @@
-"""A node's kind as the reasoners read it (shared by the rules and the learned node scorer)."""
+"""How the reasoners read a node: its kind and its branches (shared by the rules and the
+learned node scorer)."""
 
 from __future__ import annotations
 
-from flowpath.graph import FlowChart
+from flowpath.graph import Edge, FlowChart
+
+_BRANCH_WORDS = ("yes", "no")
+# a label this short that is not a branch word is a misread one ("Ye5", "Na") or a fragment of
+# a connector read as text ("ee", "an"): the transcriber's slips on febench_dev
+# (docs/transcription.md, "conditions")
+_SLIP_LENGTH = 3
 
 
 def node_kind(chart: FlowChart, nid: str) -> str:
@@ -14,3 +21,69 @@ def node_kind(chart: FlowChart, nid: str) -> str:
         if (node.text or "").rstrip().endswith("?") or (len(outs) >= 2 and any(e.label for e in outs)):
             return "decision"
     return node.kind
+
+
+def branches(chart: FlowChart, nid: str) -> list[tuple[Edge, str | None]]:
+    """The node's out-edges, each with the branch it stands for (`Edge.condition`).
+
+    A transcriber loses a branch label now and then (a label box not found, "No" read as
+    nothing or as a fragment). At a node with exactly two out-edges, one labelled ``yes`` (or
+    ``no``) and the other unlabelled or labelled with a short non-branch word, the other edge is
+    the other branch: a yes/no check has both.
+
+    >>> fc = FlowChart.from_edges([("D", "A", "Yes"), ("D", "B")], {"D": "Is it dry?"})
+    >>> [(e.target, c) for e, c in branches(fc, "D")]
+    [('A', 'yes'), ('B', 'no')]
+    """
+    outs = chart.out_edges(nid)
+    conds = [e.condition for e in outs]
+    if len(outs) == 2:
+        read = [c for c in conds if c in _BRANCH_WORDS]
+        unread = [c for c in conds if c is None or (c not in _BRANCH_WORDS and len(c) <= _SLIP_LENGTH)]
+        if len(read) == 1 and len(unread) == 1:
+            other = "no" if read[0] == "yes" else "yes"
+            conds = [c if c in _BRANCH_WORDS else other for c in conds]
+    return list(zip(outs, conds, strict=True))
+
+
+def mend_lost_connectors(chart: FlowChart) -> FlowChart:
+    """``chart`` with the connectors a transcriber most likely lost put back (the chart itself
+    when there is nothing to mend).
+
+    A chart with a Start node has no other entry, and a step that is not a terminal leads
+    somewhere; a missed connector leaves exactly that: a *cut end* (a node with in-edges but no
+    out-edge, not an end or terminal) and a *cut start* (a node with out-edges but no in-edge,
+    not a start or terminal). On the benchmark's Mermaid look the connector lost most often is
+    one of a pair running both ways between two neighbours (a check looping back to the step
+    above it): a cut start whose labelled branch reaches a cut end gets the edge back the other
+    way; then one cut end and one cut start left are joined. Anything else (several of each) is
+    left alone: without the drawing there is no telling which end meets which.
+
+    >>> fc = FlowChart.from_edges([("S", "A"), ("D", "A", "Yes"), ("D", "B", "No"), ("B", "E")],
+    ...                           {"S": "Start", "A": "Sand it", "D": "Is it smooth?", "B": "Paint it", "E": "End"})
+    >>> [(e.source, e.target) for e in mend_lost_connectors(fc).edges][-1]
+    ('A', 'D')
+    """
+    if not any(chart.nodes[n].kind == "start" for n in chart.nodes):
+        return chart
+    ends = [n for n in chart.nodes if chart.out_degree(n) == 0 and chart.in_degree(n) > 0
+            and chart.nodes[n].kind not in ("end", "terminal")]
+    starts = [n for n in chart.nodes if chart.in_degree(n) == 0 and chart.out_degree(n) > 0
+              and chart.nodes[n].kind not in ("start", "terminal")]
+    if not ends or not starts:
+        return chart
+    added: list[tuple[str, str]] = []
+    for start in starts:
+        back = [e.target for e in chart.out_edges(start) if e.target in ends and e.label]
+        if len(back) == 1:
+            added.append((back[0], start))
+    ends_left = [n for n in ends if n not in {end for end, _ in added}]
+    starts_left = [n for n in starts if n not in {start for _, start in added}]
+    if len(ends_left) == 1 and len(starts_left) == 1 and ends_left != starts_left:
+        added.append((ends_left[0], starts_left[0]))
+    if not added:
+        return chart
+    chart = chart.copy()
+    for source, target in added:
+        chart.add_edge(Edge(source, target))
+    return chart

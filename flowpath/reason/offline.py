@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
-from flowpath.reason.kinds import node_kind
+from flowpath.reason.kinds import branches, mend_lost_connectors, node_kind
 from flowpath.reason.text import (
     NEGATIONS,
     NodeIndex,
@@ -119,6 +119,9 @@ class _ChartContext:
 
     def __init__(self, chart: FlowChart, encoder: TextEncoder | None = None,
                  blend: SemanticBlend | None = None, statement: list[str] | None = None) -> None:
+        # read the chart with the connectors a transcriber most likely lost put back (the
+        # chart itself when it is whole)
+        chart = mend_lost_connectors(chart)
         self.chart = chart
         items = [(n.id, n.text or n.id) for n in chart]
         if encoder is not None and statement:
@@ -302,7 +305,7 @@ class OfflineReasoner(Reasoner):
                 branch = branch_taken(ctx.chart.nodes[d].text or "", question)
                 if branch is not None:
                     settled.add(d)
-                    taken.update(e.target for e in ctx.chart.out_edges(d) if e.condition == branch)
+                    taken.update(e.target for e, c in branches(ctx.chart, d) if c == branch)
         return {"answer": s, "question": q, "answer_cov": a, "story": st, "best": best,
                 "sem_q": ctx.index.similarity(question), "sem_a": ctx.index.similarity(answer),
                 "settled": settled, "taken": taken}
@@ -365,10 +368,9 @@ class OfflineReasoner(Reasoner):
             if taken and a in taken and taken[a] != b:
                 return 50.0
             c = 1.0 - 0.4 * min(relevance.get(b, 0.0), 1.0)
-            for e in chart.out_edges(a):
-                if e.target != b or e.condition is None:
+            for e, cond in branches(chart, a):
+                if e.target != b or cond is None:
                     continue
-                cond = e.condition
                 if cond == "no":
                     c -= 0.3 if negated else -0.1
                 elif cond == "yes":
@@ -489,8 +491,8 @@ class OfflineReasoner(Reasoner):
             for d in ctx.index.ids:
                 if q[d] >= self.settle_threshold and node_kind(ctx.chart, d) == "decision":
                     taken = branch_taken(chart.nodes[d].text or "", question)
-                    for e in chart.out_edges(d):
-                        if taken is not None and e.condition == taken:
+                    for e, cond in branches(chart, d):
+                        if taken is not None and cond == taken:
                             s[e.target] += self.fact_branch_boost
                             branch_of.setdefault(e.target, d)
         best = self._fact_answer_node(ctx, s, q, question, answer)
@@ -559,8 +561,8 @@ class OfflineReasoner(Reasoner):
             if taken is None:
                 continue
             out[d] = None
-            for e in chart.out_edges(d):
-                if e.condition == taken and (target is None or e.target == target
+            for e, cond in branches(chart, d):
+                if cond == taken and (target is None or e.target == target
                                              or target in nx.descendants(ctx.g, e.target)):
                     out[d] = e.target
         return out
@@ -654,7 +656,7 @@ class OfflineReasoner(Reasoner):
                 continue
             for p in ctx.chart.predecessors(n):
                 if node_kind(ctx.chart, p) == "decision" and any(
-                        e.target == n and e.condition in ("yes", "no") for e in ctx.chart.out_edges(p)):
+                        e.target == n and c in ("yes", "no") for e, c in branches(ctx.chart, p)):
                     out.setdefault(p, n)
         return out
 

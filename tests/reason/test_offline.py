@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner, classify_question, default_reasoner, make_reasoner
 from flowpath.reason.base import parse_final_answer
 from flowpath.reason.branches import branch_taken, states_quantity, threshold
+from flowpath.reason.kinds import branches, mend_lost_connectors
 from flowpath.reason.offline import quoted_names
 from flowpath.reason.semantic import semantic_available
 from flowpath.reason.text import SemanticBlend, tokens
@@ -358,6 +360,78 @@ def test_scenario_returns_the_walk_through_settled_decisions(loan, story, answer
     assert classify_question(story) == "applied_scenario"
     res = OfflineReasoner(semantic=False)(ReasoningRequest(loan, story, answer))
     assert res.node_ids == expected, res.reason
+
+
+def _misread(chart: FlowChart, labels: dict[tuple[str, str], str | None]) -> FlowChart:
+    """``chart`` as a transcriber read it: the given edges' labels replaced (``None``: lost)."""
+    out = chart.copy()
+    for e in chart.edges:
+        if (e.source, e.target) in labels:
+            out.replace_edge(e, dataclasses.replace(e, label=labels[(e.source, e.target)]))
+    return out
+
+
+_ANA = ("Ana wants a loan for a new car. Her credit score is 720, which she is proud of. However, her income "
+        "is not verified because her employer never replied. What happens to her application?")
+_BEN = ("Ben wants a loan for a new boat. His credit score is 540, which he hides from friends. His income "
+        "is verified by the bank. What happens to his application?")
+
+
+@pytest.mark.parametrize("story,answer,slips,expected", [
+    (_BEN, "It is rejected.", {("C", "R"): None}, ["C", "R"]),                 # the "No" label box not found
+    (_BEN, "It is rejected.", {("C", "R"): "an"}, ["C", "R"]),                 # "No" read as a fragment
+    (_ANA, "It is rejected.", {("C", "I"): None, ("I", "R"): "ee"}, ["C", "I", "R"]),
+    (_ANA, "It is rejected.", {("C", "R"): "Na", ("I", "P"): "Ye5"}, ["C", "I", "R"]),  # misread words
+])
+def test_scenario_walk_survives_a_lost_branch_label(loan, story, answer, slips, expected):
+    # the perception slips of febench_dev (docs/transcription.md, "conditions"): a yes/no
+    # check whose other branch lost its label still has two branches, so the story's walk
+    # keeps the check it settles
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(_misread(loan, slips), story, answer))
+    assert res.node_ids == expected, res.reason
+
+
+def test_branches_fill_in_only_a_yes_no_checks_unread_branch():
+    fc = FlowChart.from_edges([("D", "A", "No"), ("D", "B", "ee"), ("X", "A", "Yes"), ("X", "B", "Retry later"),
+                               ("Y", "A"), ("Y", "B"), ("Z", "A", "Yes"), ("Z", "B"), ("Z", "C")])
+    assert [c for _, c in branches(fc, "D")] == ["no", "yes"]
+    assert [c for _, c in branches(fc, "X")] == ["yes", "retry later"]  # a real label stays
+    assert [c for _, c in branches(fc, "Y")] == [None, None]  # nothing read: nothing to infer
+    assert [c for _, c in branches(fc, "Z")] == ["yes", None, None]  # three ways: not yes/no
+
+
+
+_SHELF_EDGES = [("S", "A"), ("A", "B"), ("B", "D"), ("D", "B", "No"), ("D", "C", "Yes"), ("C", "F"), ("F", "E")]
+_SHELF_TEXTS = {"S": "Start", "A": "Cut the pine board", "B": "Sand the board", "D": "Is the board smooth?",
+                "C": "Paint the board", "F": "Let the paint dry", "E": "End"}
+
+
+def test_scenario_walk_survives_a_lost_connector_of_a_loop_back():
+    # on the benchmark's Mermaid look a check looping back to the step above it draws two
+    # connectors between the same pair; the transcriber may keep only the labelled one
+    cut = FlowChart.from_edges([e for e in _SHELF_EDGES if e[:2] != ("B", "D")], _SHELF_TEXTS)
+    story = ("Tom is building a shelf. He has already sanded the board twice. The board is now smooth. "
+             "What should Tom do next?")
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(cut, story, "Paint the board."))
+    assert res.node_ids == ["B", "D", "C"], res.reason
+
+
+def test_mend_lost_connectors_puts_back_only_an_unambiguous_cut():
+    whole = FlowChart.from_edges(_SHELF_EDGES, _SHELF_TEXTS)
+    assert mend_lost_connectors(whole) is whole
+    for edge in [("B", "D"), ("C", "F")]:  # one connector lost: a loop's forward edge, or a plain one
+        cut = FlowChart.from_edges([e for e in _SHELF_EDGES if e[:2] != edge], _SHELF_TEXTS)
+        mended = mend_lost_connectors(cut)
+        assert {(e.source, e.target) for e in mended.edges} == {e[:2] for e in _SHELF_EDGES}
+        assert len(cut.edges) == len(_SHELF_EDGES) - 1  # the reasoner's input is left as it was
+    # two plain connectors lost: which cut end meets which cut start is not in the graph
+    chain = {"S": "Start", "P": "Cut it", "Q": "Sand it", "R": "Paint it", "T": "Dry it", "E": "End"}
+    two = FlowChart.from_edges([("S", "P"), ("Q", "R"), ("T", "E")], chain)
+    assert mend_lost_connectors(two) is two
+    # no Start node: a source is the chart's entry, not a cut
+    no_start = FlowChart.from_edges([e for e in _SHELF_EDGES if e[0] != "S" and e[:2] != ("C", "F")],
+                                    {k: v for k, v in _SHELF_TEXTS.items() if k != "S"})
+    assert mend_lost_connectors(no_start) is no_start
 
 
 _GARDEN = """flowchart TD
