@@ -97,9 +97,10 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
     return out
 
 
-#: step-3 settings the summary compares (choice.SMALL_PRINT_BELOW, choice.LEARNED_MARGIN)
+#: step-3 settings the summary compares (choice.SMALL_PRINT_BELOW, choice.LEARNED_MARGIN; the
+#: lower bound is choice.SMALL_PRINT_FROM)
 _SMALL_BELOW = (12.0, 14.0, 16.0, 1e9)
-_MARGINS = (-0.2, -0.1, 0.0, 0.1, 0.2, 1.0)
+_MARGINS = (-0.25, -0.2, -0.15, -0.1, 0.0, 0.2, 1.0)
 
 
 def _get(record: dict[str, Any], engine: str) -> dict[str, Any]:
@@ -122,7 +123,7 @@ def f1(rows: list[tuple[int, int, int]]) -> float:
 
 def summary(records: list[dict[str, Any]]) -> None:
     """Print word F1 per engine overall, per gold line count, per font, the oracle and rules."""
-    from flowpath.transcribe.ocr.choice import choose_engines
+    from flowpath.transcribe.ocr.choice import SMALL_PRINT_FROM, choose_engines
     from flowpath.transcribe.ocr.text import fix_letter_slips
 
     def table(title: str, key: Any) -> None:
@@ -165,7 +166,7 @@ def summary(records: list[dict[str, Any]]) -> None:
     if not any("textrec" in r for r in records):
         return
     # step 3 (choice.learned_opinion) on top of steps 1-2, for a few bounds and margins
-    print("\nstep 3, learned recogniser on small print: word F1 (nodes it takes)")
+    print(f"\nstep 3, learned recogniser on small print (line height from {SMALL_PRINT_FROM} px): word F1 (nodes it takes)")
     print(f"{'small_below':>12s} " + " ".join(f"{'margin ' + str(m):>16s}" for m in _MARGINS))
     for below in _SMALL_BELOW:
         cells = []
@@ -174,7 +175,7 @@ def summary(records: list[dict[str, Any]]) -> None:
             for r in records:
                 name, text, conf = first[id(r)]
                 tr = _get(r, "textrec")
-                small = r.get("line_h") is not None and r["line_h"] < below
+                small = r.get("line_h") is not None and SMALL_PRINT_FROM <= r["line_h"] < below
                 if small and tr["text"] and tr["conf"] + margin >= conf:
                     text, taken = tr["text"], taken + 1
                 rows.append(overlap(text, r["gold"]))

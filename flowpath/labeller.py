@@ -83,16 +83,22 @@ class _Ink:
 
     @classmethod
     def of(cls, image: np.ndarray) -> _Ink:
+        import cv2
+
+        image = np.ascontiguousarray(image)
         h, w = image.shape[:2]
         border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).astype(np.int16)
         # the chart background is the most common border colour (white for Mermaid renders, but
         # not always)
         vals, counts = np.unique(border // 8, axis=0, return_counts=True)
-        bg = vals[np.argmax(counts)] * 8 + 4
-        ink = (np.abs(image.astype(np.int16) - bg).max(axis=2) > 40).astype(np.int32)
-        sat = np.zeros((h + 1, w + 1), np.int64)
-        sat[1:, 1:] = ink.cumsum(0).cumsum(1)
-        return cls(sat, h, w)
+        bg = np.empty_like(image)
+        bg[:] = (vals[np.argmax(counts)] * 8 + 4).astype(np.uint8)
+        # OpenCV's saturating |a - b|, channel max and integral image: the same counts as numpy's
+        # int16 difference and two cumsums over the page, at a tenth of the CPU (that was ~0.2
+        # CPU s per 2-3 Mpx chart, as much as the whole classical segmenter)
+        diff = cv2.absdiff(image, bg)
+        ink = (cv2.max(cv2.max(diff[..., 0], diff[..., 1]), diff[..., 2]) > 40).astype(np.uint8)
+        return cls(cv2.integral(ink, sdepth=cv2.CV_32S), h, w)
 
     def count(self, x0: float, y0: float, x1: float, y1: float) -> int:
         xa, ya = int(np.clip(x0, 0, self.w)), int(np.clip(y0, 0, self.h))

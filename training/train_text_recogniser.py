@@ -10,6 +10,8 @@ run refuses a non-empty ``output_dir`` unless ``--overwrite_output_dir`` is give
 
     python training/train_text_recogniser.py --config configs/text_recogniser_cpu.yaml
     python training/train_text_recogniser.py --config configs/text_recogniser_cpu.yaml --resume true
+    python training/train_text_recogniser.py --config configs/text_recogniser_cpu.yaml \
+        --init_from RUN/checkpoint-N --learning_rate 5e-4 --max_steps 800 --output_dir FT  # anneal
 
 The final model (``model.safetensors`` + ``config.json`` + ``train_record.json``) is written to
 ``output_dir``; copy it to ``flowpath/resources/text_recogniser`` to ship it.
@@ -44,11 +46,16 @@ class TextRecTrainConfig(CommonTrainingArguments):
     val_seed: int = 10_000
     eval_steps: int = 250
     threads: int = 1  # torch intra-op threads (a shared 2-core machine: 1)
+    # a model folder (or checkpoint-N) whose weights start a new run: a fine-tune with its own
+    # optimizer and warm-up + cosine schedule (with ``--resume`` the run's checkpoint wins)
+    init_from: str | None = None
 
     def check(self) -> None:
         self.check_common()
         if self.max_steps <= 0:
             raise ConfigError("max_steps must be > 0 (lines are drawn on the fly: there are no epochs)")
+        if self.init_from is not None and not (Path(self.init_from) / "model.safetensors").is_file():
+            raise ConfigError(f"init_from: {Path(self.init_from) / 'model.safetensors'} is missing")
         if not 4 <= self.min_font_px <= self.max_font_px:
             raise ConfigError(f"need 4 <= min_font_px <= max_font_px, got {self.min_font_px}, {self.max_font_px}")
 
@@ -159,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     val_lines, val_texts = [s[0] for s in val_samples], [s[1] for s in val_samples]
     start = 0
     synth = LineSynth(cfg.seed, fonts, words, sizes)
+    if cfg.init_from is not None:
+        model.load_state_dict(load_file(str(Path(cfg.init_from) / "model.safetensors")))
+        print(f"weights from {cfg.init_from}", flush=True)
     if cp is not None:
         model.load_state_dict(load_file(str(cp / "model.safetensors")))
         state = load_state(cp / "optimizer.safetensors")
@@ -205,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     final_cer = evaluate(model, val_lines, val_texts, mcfg)
     save_recogniser(model, mcfg, out)
     record = {"steps": cfg.max_steps, "batch": cfg.per_device_train_batch_size, "parameters": n_params,
-              "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
+              "init_from": cfg.init_from, "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
               "font_families": font_names(fonts), "font_px": list(sizes),
               "command": "python training/train_text_recogniser.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     (out / "train_record.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

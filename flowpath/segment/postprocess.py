@@ -153,6 +153,33 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
     return (reach[1:-1, 1:-1] != 2).astype(np.uint8)
 
 
+def fill_convex_holes(mask: np.ndarray, min_solidity: float, always: int = 40) -> np.ndarray:
+    """``mask`` (0/1) with its convex holes filled: a node's inside (box, ellipse, diamond, a
+    strip of it beside a label that touches the outline) is convex, while the page a chart's
+    connectors close off between the nodes they join (any cycle of the flow encloses some) is
+    bitten into by those nodes. `fill_holes` fills both, and on a small chart the filled
+    pockets join its nodes into one shapeless blob. A hole of under ``always`` pixels (a
+    letter's counter, a sliver) is filled as it is; a larger one when its outline, its own holes
+    filled, covers ``min_solidity`` of its convex hull (plus half its perimeter: a small hole's
+    outline pixels are a large share of it)."""
+    import cv2
+
+    h, w = mask.shape[:2]
+    n, lab, st, _ = cv2.connectedComponentsWithStats((mask == 0).astype(np.uint8), connectivity=4)
+    outside = np.zeros(n, bool)
+    outside[np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))] = True
+    fill = ~outside
+    fill[0] = False  # the mask's own pixels
+    for i in np.nonzero(fill & (st[:, cv2.CC_STAT_AREA] >= always))[0]:
+        x, y, bw, bh = st[i, :4]
+        cs, _ = cv2.findContours((lab[y:y + bh, x:x + bw] == i).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                 cv2.CHAIN_APPROX_SIMPLE)
+        c = max(cs, key=cv2.contourArea)
+        hull = cv2.contourArea(cv2.convexHull(c)) + cv2.arcLength(c, True) / 2
+        fill[i] = cv2.contourArea(c) + cv2.arcLength(c, True) / 2 >= min_solidity * hull
+    return (mask.astype(bool) | fill[lab]).astype(np.uint8)
+
+
 def innermost_regions(found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]],
                       out_size: tuple[int, int], score: float, with_mask: bool = True) -> list[Region]:
     """Regions of the blobs ``(working box, polygon)`` whose box holds no other blob's box (a

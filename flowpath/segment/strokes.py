@@ -38,6 +38,9 @@ from flowpath.segment.postprocess import (
 
 #: score of stroke-pass regions: below every flat-region detection, which win overlaps
 STROKE_SCORE = 0.4
+#: share of an extended side that must run on the pen's ink for a cut corner to be restored
+#: (`sharpen_corners`)
+CORNER_ON_PEN = 0.8
 #: share of a strip just outside a finer-closing node that may be darker than the page
 #: (`_fine_node`)
 FINE_MAX_TINT = 0.3
@@ -229,11 +232,17 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     gap = int(np.clip(round(gap_strokes * sw), 3, 25))
     bridged: np.ndarray | None = None
     letter = 0.0
+    bridge_length = 0
     if bridge > 0:
         letter = glyph_height(ink)
         length = int(round(bridge * letter))
-        if length > gap:
+        # even when it is no longer than the disc closing: a disc seals a gap between two
+        # stroke ends only where its growth from both ends overlaps by a stroke's width,
+        # about half its diameter, while a line along the stroke seals its whole length (a
+        # thick pen and small letters: 16-px disc and bridge, 10-20 px pen lifts left open)
+        if length >= 3:
             bridged = bridge_gaps(ink.astype(np.uint8), length, 2.0 * letter)
+            bridge_length = length
     gaps = [gap] + ([fine_gap] if enclosed and 0 < fine_gap < gap else [])
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
     for k, size in enumerate(gaps):
@@ -243,7 +252,9 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
             closed = closed | bridged
         more = _outlined_nodes(closed, ink, sw, enclosed=enclosed, min_outline=min_outline,
                                min_solidity=min_solidity, min_size=min_size, max_inked=max_inked,
-                               max_band_ink=max_band_ink)
+                               max_band_ink=max_band_ink,
+                               corner_reach=max(size, bridge_length) if enclosed else 0,
+                               letter=letter if enclosed else 0.0)
         if k:  # a finer look only adds nodes clear of those found already (a blob around
             # others, a frame or a loop of connectors that innermost_regions drops, blocks none)
             inner = [found[j][0] for j in innermost([g[0] for g in found])]
@@ -288,10 +299,13 @@ def _box_overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> 
 
 def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed: bool,
                     min_outline: float, min_solidity: float, min_size: int, max_inked: float,
-                    max_band_ink: float
+                    max_band_ink: float, corner_reach: int = 0, letter: float = 0.0
                     ) -> list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]]:
     """The node-like blobs of gap-closed ink ``closed``: ``(working box, working polygon)``
-    each (see `stroke_regions` for the arguments and the module docstring for the tests)."""
+    each (see `stroke_regions` for the arguments and the module docstring for the tests). With
+    ``corner_reach`` (px) each outline's corners that the closing cut are restored
+    (`sharpen_corners`); with ``letter`` (px, `glyph_height`) a node must hold ink of at
+    least half a letter's height in pixels, not merely some."""
     import cv2
 
     if enclosed:
@@ -308,6 +322,11 @@ def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed:
     outline_of = closed if enclosed else ink.astype(np.uint8)
     near_ink = cv2.dilate(outline_of, ring_k, iterations=max(1, round(sw / 2))).astype(bool)
     shrink = max(0, int(round(sw / 2)))
+    # a node holds a label: on a sketch, a thick pen's closing joins a small node's text to
+    # its outline and cuts the paper inside into pieces that hold only specks of the letters
+    # (2-3 px at 14-px letters), which hid the node the finer look finds whole; a tiny
+    # chart's faint grey label keeps 4-7 px at 5-px letters
+    least_held = max(1.0, letter / 2)
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
     for x, y, w, h, area, m in blobs:
         cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -321,8 +340,8 @@ def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed:
             continue
         # holds something (text) inside its outline
         inner = cv2.erode(m, ring_k, iterations=int(round(2 * sw)) + 1).astype(bool)
-        held = ink[y:y + h, x:x + w] & inner
-        if not held.any() or held.sum() > max_inked * inner.sum():
+        held = int((ink[y:y + h, x:x + w] & inner).sum())
+        if held < least_held or held > max_inked * inner.sum():
             continue  # empty, or mostly ink inside (a loop of connectors around filled nodes)
         # padding: just inside the outline lies paper (a word whose letters the closing
         # joined has ink right there)
@@ -338,6 +357,9 @@ def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed:
                 continue
             c = max(cs, key=cv2.contourArea)
         poly = np.asarray(polygon_of_contour(c), dtype=float)
+        if corner_reach:
+            # the tips lie outside the blob's box: they are what the closing cut off
+            poly = sharpen_corners(poly + (x, y), ink, corner_reach, sw) - (x, y)
         poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
         found.append(((x, y, x + w, y + h), [(px + x, py + y) for px, py in poly]))
     return found
@@ -357,3 +379,86 @@ def holds_ink(regions: list[Region], ink: np.ndarray, sx: float, sy: float, min_
         if ink[max(ya, 0):max(yb, 0), max(xa, 0):max(xb, 0)].sum() >= min_pixels:
             out.append(r)
     return out
+
+
+def sharpen_corners(poly: np.ndarray, ink: np.ndarray, reach: int, sw: float) -> np.ndarray:
+    """``poly`` (a node's outline, ``(n, 2)`` px over the working image's ``ink``) with the
+    corners that gap closing cut restored: closings fill an outline's corners from inside (a
+    bridge ``reach`` px long lays a chord across a diamond's tip, a disc rounds it), so a
+    diamond or parallelogram comes back with its tips cut off. Where two long sides (each over
+    ``reach``) of the simplified outline are joined by short ones, the two long sides are
+    extended to where they meet, when that point lies outside the outline, within ``reach`` of
+    the middle of the cut (a chord ``reach`` long cuts a right-angled tip ``reach`` / 2 deep, a
+    60-degree one 0.87 ``reach``) and both extensions run on the pen's ink up to it (`_on_pen`:
+    the drawn sides go on to the tip); a rounded corner's pen curves away, an arrowhead touching
+    the outline crosses the extension, and two parallel sides (a stadium's ends) never meet. Unchanged when no corner is."""
+    import cv2
+
+    if len(poly) < 4:
+        return poly
+    coarse = cv2.approxPolyDP(poly.astype(np.float32).reshape(-1, 1, 2), max(1.5, sw / 2), True).reshape(-1, 2)
+    n = len(coarse)
+    if n < 4:
+        return poly
+    side = np.hypot(*(np.roll(coarse, -1, axis=0) - coarse).T)  # side k runs from vertex k to k + 1
+    long = side > reach
+    if long.sum() < 3 or long.all():  # a corner needs sides on both hands; a stadium has two
+        return poly
+    hull = coarse.astype(np.float32).reshape(-1, 1, 2)
+    tol = max(2, int(round(sw)))
+    out: list[np.ndarray] = []
+    changed = False
+    start = int(np.argmax(long))  # walk from a long side: runs of short sides lie between long ones
+    k = start
+    for _ in range(n):
+        nxt = (k + 1) % n
+        out.append(coarse[k])
+        if long[k] and not long[nxt]:
+            j = nxt
+            while not long[j]:
+                j = (j + 1) % n
+            # long side k (vertices k, k+1) and long side j (vertices j, j+1), short ones between
+            a, b, c, d = coarse[k], coarse[nxt], coarse[j], coarse[(j + 1) % n]
+            tip = _meet(a, b, c, d)
+            if (tip is not None and cv2.pointPolygonTest(hull, (float(tip[0]), float(tip[1])), False) < 0
+                    and np.hypot(*(c - b)) <= 2 * reach and np.hypot(*(tip - (b + c) / 2)) <= reach
+                    and _on_pen(ink, b, tip, tol) and _on_pen(ink, tip, c, tol)):
+                out.append(tip)
+                changed = True
+                k = j  # the short sides are replaced by the tip
+                if k == start:
+                    break
+                continue
+        k = nxt
+        if k == start:
+            break
+    if not changed:
+        return poly
+    return np.asarray(out, dtype=float)
+
+
+def _meet(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray | None:
+    """Where the line through ``a``, ``b`` meets the line through ``c``, ``d`` (None: parallel)."""
+    r, s = b - a, d - c
+    den = float(r[0] * s[1] - r[1] * s[0])
+    if abs(den) < 1e-6 * np.hypot(*r) * np.hypot(*s):
+        return None
+    t = float((c[0] - a[0]) * s[1] - (c[1] - a[1]) * s[0]) / den
+    return a + t * r
+
+
+def _on_pen(ink: np.ndarray, p: np.ndarray, q: np.ndarray, tol: int) -> bool:
+    """Whether the segment from ``p`` to ``q`` runs on ink (within ``tol`` px) along
+    `CORNER_ON_PEN` of its length and at ``q`` itself: a side drawn on to the tip the closing cut
+    off. A rounded corner or a stadium's end curves away from the extended side, and an
+    arrowhead touching the outline lies across it, not along it."""
+    steps = max(2, int(np.hypot(*(q - p)) // 2))
+    on = [_inked(ink, p + (q - p) * t, tol) for t in np.linspace(0.0, 1.0, steps + 1)]
+    return bool(on[-1] and np.mean(on) >= CORNER_ON_PEN)
+
+
+def _inked(ink: np.ndarray, p: np.ndarray, tol: int) -> bool:
+    """Whether ``ink`` has a pixel within ``tol`` px (a square) of point ``p``."""
+    x, y = int(round(p[0])), int(round(p[1]))
+    h, w = ink.shape
+    return bool(ink[max(0, y - tol):min(h, y + tol + 1), max(0, x - tol):min(w, x + tol + 1)].any())

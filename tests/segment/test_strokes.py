@@ -376,3 +376,77 @@ def test_a_frame_around_nodes_does_not_hide_the_small_nodes_of_the_finer_look():
     row = _score(regions, boxes)
     assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in regions]}"
     assert row["precision@0.7"] == 1.0, f"extra regions {[r.bbox for r in regions]}"
+
+
+SKETCH_GRAPH = """flowchart TD
+    A([Start]) --> B[/Output/]
+    B --> C{Valid?}
+    C -->|Yes| D[Read the input file]
+    C -->|No| E[(Log)]
+    D --> F([End])
+    E --> F
+"""
+
+
+def _render_sketch(tmp_path, stem: str, text: str, seed: int):
+    """One chart of ``text`` in the hand-drawn family (train split), as `data_gen` draws it for
+    a file named ``stem`` with ``seed`` (the style is a function of both): image and gold."""
+    from flowpath.datasets.febench import Benchmark
+    from flowpath.io import load_image
+
+    src = tmp_path / f"{stem}.mmd"
+    src.write_text(text)
+    out = tmp_path / "bench"
+    generate_in_child_process([str(out), "--input", str(src), "--styles", "handdrawn", "--split", "train",
+                               "--workers", "0", "--seed", str(seed), "--scale", "1.5"])
+    (chart,) = list(Benchmark(out).charts())
+    assert chart.style_family == "handdrawn"
+    return load_image(chart.image_path), chart.regions
+
+
+@require_chromium
+def test_a_sketched_diamonds_tips_cut_off_by_the_closing_are_restored(tmp_path):
+    """A small sketch (rough.js, 2.5 px pen): bridging the pen's gaps lays chords across the
+    diamond's tips, so the paper it encloses is an octagon (box IoU 0.66 with the drawn
+    diamond); extending its four sides to where they meet on the pen's ink gives the tips back."""
+    from flowpath.metrics.iou import iou_matrix
+
+    img, gold = _render_sketch(tmp_path, "t30", SKETCH_GRAPH, 7712)
+    (regions,) = ClassicalSegmenter()([img])
+    row = _score(regions, [r.bbox for r in gold.values()])
+    assert row["recall@0.7"] == 1.0, f"found {[r.bbox for r in regions]}, gold {gold}"
+    assert row["precision@0.7"] == 1.0, f"found {[r.bbox for r in regions]}, gold {gold}"
+    assert iou_matrix(regions, [gold["C"]]).max() >= 0.9, "the diamond's tips are still cut"
+
+
+def test_corners_are_restored_only_where_the_sides_meet_on_the_pen():
+    """A diamond whose tips were cut gets them back (the sides meet on its ink); a rounded box,
+    whose sides would meet off the pen, and a stadium, whose long sides never meet, keep their
+    outline."""
+    from flowpath.segment.strokes import sharpen_corners
+
+    ink = np.zeros((300, 300), bool)
+    tips = np.array([(150, 40), (260, 150), (150, 260), (40, 150)], np.int32)
+    cv2.polylines(ink.view(np.uint8), [tips], True, 1, 3)
+    cut = []
+    for a, b in zip(tips, np.roll(tips, -1, axis=0), strict=True):  # each side less 12 px at both ends
+        u = (b - a) / np.hypot(*(b - a))
+        cut += [a + 12 * u, b - 12 * u]
+    sharp = sharpen_corners(np.array(cut), ink, reach=20, sw=3.0)
+    for tip in tips:  # every tip back, and the outline is the diamond's again
+        assert np.hypot(*(sharp - tip).T).min() <= 1.0, f"tip {tip} not restored: {sharp}"
+    area = cv2.contourArea(sharp.astype(np.float32))
+    assert abs(area - cv2.contourArea(tips.astype(np.float32))) <= 0.01 * area
+    rounded = []  # a box with 20 px round corners, its outline on the pen's centre line
+    for cx, cy, start in ((230, 80, -90), (230, 220, 0), (70, 220, 90), (70, 80, 180)):
+        rounded += [(cx + 20 * np.cos(np.deg2rad(t)), cy + 20 * np.sin(np.deg2rad(t)))
+                    for t in range(start, start + 91, 10)]
+    rounded = np.array(rounded)
+    ink_r = np.zeros((300, 300), np.uint8)
+    cv2.polylines(ink_r, [rounded.round().astype(np.int32)], True, 1, 3)
+    np.testing.assert_array_equal(sharpen_corners(rounded, ink_r.astype(bool), reach=20, sw=3.0), rounded)
+    stadium = np.array([(80, 100), (220, 100), (240, 110), (250, 130), (240, 150), (220, 160), (80, 160),
+                        (60, 150), (50, 130), (60, 110)], float)
+    ink_st = np.zeros((300, 300), np.uint8)
+    cv2.polylines(ink_st, [stadium.astype(np.int32)], True, 1, 3)
+    np.testing.assert_array_equal(sharpen_corners(stadium, ink_st.astype(bool), reach=20, sw=3.0), stadium)

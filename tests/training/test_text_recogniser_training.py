@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from tests.markers import REPO_ROOT, require_transformers
@@ -62,6 +63,17 @@ def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path, capsys):
     # resuming where there is nothing to resume is an error, not a silent fresh start
     assert main([*args[:3], str(tmp_path / "empty"), *args[4:], "--resume", "true"]) == 2
     assert "no checkpoint" in capsys.readouterr().err
+    # a fine-tune starts from another run's weights (a tiny learning rate keeps them close to those)
+    from safetensors.torch import load_file
+
+    tuned = tmp_path / "tuned"
+    assert main([*args[:3], str(tuned), *args[4:], "--init_from", str(out / "checkpoint-1"),
+                 "--max_steps", "1", "--learning_rate", "1e-9"]) == 0
+    start, after = load_file(str(out / "checkpoint-1" / "model.safetensors")), load_file(str(tuned / "model.safetensors"))
+    assert all(np.allclose(start[k].numpy(), after[k].numpy(), atol=1e-5) for k in start if "weight" in k)
+    assert json.loads((tuned / "train_record.json").read_text())["init_from"] == str(out / "checkpoint-1")
+    assert main([*args[:3], str(tmp_path / "t2"), *args[4:], "--init_from", str(tmp_path / "nowhere")]) == 2
+    assert "init_from" in capsys.readouterr().err
 
 
 def test_a_bad_config_is_refused_before_training(tmp_path, capsys):

@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from flowpath.transcribe.ocr.choice import SMALL_PRINT_BELOW, learned_opinion, prefer_learned
+from flowpath.transcribe.ocr.choice import (
+    LEARNED_FLOOR,
+    LEARNED_MARGIN,
+    SMALL_PRINT_BELOW,
+    SMALL_PRINT_FROM,
+    learned_opinion,
+    prefer_learned,
+)
 from flowpath.transcribe.ocr.crops import TextCrop, to_text_crop
 from flowpath.transcribe.ocr.engines import Reading
 from tests.markers import require_torch
@@ -133,12 +140,25 @@ def test_small_print_takes_the_learned_reading_unless_the_kept_one_is_surer():
     engine = _Fixed(learned)
     out = learned_opinion([crop, crop, crop, None], kept, lambda: engine, SMALL_PRINT_BELOW - 4)
     assert [r.engine for r in out] == ["textrec", "tesseract", "textrec", ""]
-    assert prefer_learned(kept[1], learned[1], margin=0.5)  # a margin lets it win closer calls
+    surer = Reading([(0, 0, 9, "Stant")], 0.85, "textrec")
+    assert not prefer_learned(kept[1], surer) and prefer_learned(kept[1], surer, margin=0.5)  # a margin lets it win closer calls
     assert not prefer_learned(kept[0], Reading(), margin=1.0)  # reading nothing never wins
     # print of ordinary size, an unknown line height, or no engine: nothing changes
-    for height, factory in ((SMALL_PRINT_BELOW, lambda: engine), (None, lambda: engine), (8.0, lambda: None)):
+    for height, factory in ((SMALL_PRINT_BELOW, lambda: engine), (None, lambda: engine),
+                            (SMALL_PRINT_FROM - 1, lambda: engine), (10.0, lambda: None)):
         assert learned_opinion([crop] * 4, kept, factory, height) == kept
     assert engine.calls == 1
+
+
+def test_the_learned_reading_must_beat_tesseract_by_more_than_rapidocr():
+    # tesseract's confidences run lower than the learned recogniser's; rapidocr's line scores do not
+    learned = Reading([(0, 0, 9, "Apply")], 0.85, "textrec")
+    assert prefer_learned(Reading([(0, 0, 9, "Agply")], 0.8, "rapidocr"), learned)
+    assert not prefer_learned(Reading([(0, 0, 9, "Agply")], 0.8, "tesseract"), learned)
+    assert prefer_learned(Reading([(0, 0, 9, "Agply")], 0.8 + LEARNED_MARGIN["tesseract"] - 0.1, "tesseract"), learned)
+    # an unsure learned reading (handwriting) never wins, however unsure the kept one is
+    unsure = Reading([(0, 0, 9, "Aeply")], LEARNED_FLOOR - 0.05, "textrec")
+    assert not prefer_learned(Reading([(0, 0, 9, "A")], 0.1, "rapidocr"), unsure)
 
 
 @require_torch

@@ -14,7 +14,8 @@ after tesseract has read them all:
    kept (tesseract's 0-100 scaled to 0-1, rapidocr's line score).
 
 3. **Small print** (issue 14), on print charts: when the chart's text lines are shorter than
-   ``SMALL_PRINT_BELOW`` px (web images whose 10-px serif text tesseract's fast model misreads),
+   ``SMALL_PRINT_BELOW`` px but not under ``SMALL_PRINT_FROM`` (web images whose 10-px serif
+   text tesseract's fast model misreads),
    the learned line recogniser (`flowpath.transcribe.ocr.recogniser`) reads every node and its
    reading replaces the one kept so far where `prefer_learned` says so (`learned_opinion`).
 
@@ -46,9 +47,17 @@ HAND_KEEP_AT = 0.5
 #: charts whose text line height (px, `crops.median_line_height`) is below this are small print,
 #: read by the learned recogniser too (crops.SMALL_LINE: the same bound the crop cleaning uses)
 SMALL_PRINT_BELOW = 14.0
-#: the learned recogniser's reading wins unless the reading kept so far is more confident by
-#: more than this (its confidence: mean character probability, 0-1)
-LEARNED_MARGIN = 0.0
+#: ...and at least this: smaller lines come from fonts under the smallest size the recogniser was
+#: trained on (8 px); on clean 6-7 px renders it lost to tesseract on tuning charts
+SMALL_PRINT_FROM = 8.5
+#: the learned reading wins where its confidence (mean character probability, 0-1) plus the margin
+#: for the engine that read the kept reading reaches the kept reading's confidence. Against
+#: tesseract it is negative: the learned confidences run higher than tesseract's (0.8-0.95 on
+#: lines it misreads), so it has to beat tesseract by 0.15; rapidocr's line scores run as high
+LEARNED_MARGIN: dict[str, float] = {"tesseract": -0.15, "rapidocr": 0.0}
+#: and its confidence must reach this: it reads handwriting at 0.4-0.75 (it was trained on print
+#: only), small print it reads right at 0.85-1
+LEARNED_FLOOR = 0.8
 
 
 @dataclass(frozen=True)
@@ -123,16 +132,24 @@ def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading]
     return out
 
 
-def prefer_learned(kept: Reading, learned: Reading, *, margin: float = LEARNED_MARGIN) -> bool:
-    """Whether the learned recogniser's reading of a small-print node replaces ``kept``."""
-    if not learned.words:
+def prefer_learned(kept: Reading, learned: Reading, *, margin: float | None = None) -> bool:
+    """Whether the learned recogniser's reading of a small-print node replaces ``kept``.
+
+    ``margin`` (default: `LEARNED_MARGIN` of the engine that read ``kept``, 0 for others) is
+    added to the learned reading's confidence before the two are compared; a learned reading
+    under `LEARNED_FLOOR` never wins.
+    """
+    if not learned.words or learned.confidence < LEARNED_FLOOR:
         return False
+    if margin is None:
+        margin = LEARNED_MARGIN.get(kept.engine, 0.0)
     return learned.confidence + margin >= kept.confidence
 
 
 def learned_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading],
                     engine: Callable[[], OCREngine | None], line_height: float | None, *,
-                    small_below: float = SMALL_PRINT_BELOW, margin: float = LEARNED_MARGIN) -> list[Reading]:
+                    small_below: float = SMALL_PRINT_BELOW, small_from: float = SMALL_PRINT_FROM,
+                    margin: float | None = None) -> list[Reading]:
     """Step 3 of the rule: small print is read by the learned recogniser too.
 
     Args:
@@ -141,13 +158,14 @@ def learned_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading
         engine: gives the learned engine, loaded on first need (None when it cannot be loaded:
             the readings stand).
         line_height: the chart's text line height in px (None: unknown, nothing changes).
-        small_below: line heights below this are small print.
+        small_below: line heights below this are small print...
+        small_from: ...from this height up (smaller print is left to tesseract).
         margin: see `prefer_learned`.
 
     Returns:
         One reading per crop.
     """
-    if line_height is None or line_height >= small_below or not any(c is not None for c in crops):
+    if line_height is None or not small_from <= line_height < small_below or not any(c is not None for c in crops):
         return list(readings)
     learned = engine()
     if learned is None:

@@ -755,6 +755,37 @@ _SHADOW_PALE = 0.6
 _SHADOW_KEEP = 1.5
 
 
+#: pages of at least this many pixels are first looked at at half size (`_may_hold_shadow`): the
+#: exact test's distance transform with labels costs ~0.02 CPU s per Mpx
+_SHADOW_PRETEST_PIXELS = 1_000_000
+
+
+def _may_hold_shadow(conn: np.ndarray, node_mask: np.ndarray, reach: int) -> bool:
+    """Whether any layer outside a node might be a shadow layer (`shadow_bands`), judged on the
+    masks at half size (2x2 max-pooled, so ink and nodes only grow), at half the coverage
+    `_SHADOW_COVER` and a quarter of the layer size: a cheap pre-test (a quarter of the pixels)
+    that lets a chart without shadows skip the exact test. Measured on tuning charts (clean
+    Mermaid renders, wild web looks with and without shadows, hand-drawn): a shadow layer covers
+    >= 0.33 of its layer at full size and >= 0.26 at half size; a chart without shadows tops
+    out at 0.04-0.08 (Mermaid) and 0.2 (wild looks).
+    """
+    def pooled(mask: np.ndarray) -> np.ndarray:
+        # (four strided ORs: 20x faster than numpy's max over a reshaped 2x2 axis pair)
+        h, w = (mask.shape[0] // 2) * 2, (mask.shape[1] // 2) * 2
+        return mask[0:h:2, 0:w:2] | mask[1:h:2, 0:w:2] | mask[0:h:2, 1:w:2] | mask[1:h:2, 1:w:2]
+
+    small_conn, small_nodes = pooled(conn), pooled(node_mask)
+    half = reach // 2 + 1
+    dist, lab = cv2.distanceTransformWithLabels((~small_nodes).astype(np.uint8), cv2.DIST_L2, 3,
+                                                labelType=cv2.DIST_LABEL_CCOMP)
+    near = (dist > 0) & (dist <= half)
+    ys, xs = np.nonzero(near)
+    key = lab[ys, xs].astype(np.int64) * (half + 1) + np.ceil(dist[ys, xs]).astype(np.int64)
+    total = np.bincount(key)
+    inked = np.bincount(key, weights=small_conn[ys, xs].astype(np.float64), minlength=len(total))
+    return bool(((inked >= 0.5 * _SHADOW_COVER * total) & (total >= 2) & (inked > 0)).any())
+
+
 def shadow_bands(conn: np.ndarray, bg_dist: np.ndarray, node_mask: np.ndarray, line_h: float) -> np.ndarray | None:
     """Pixels of the connector mask that are nodes' drop shadows, or None when there are none.
 
@@ -769,6 +800,8 @@ def shadow_bands(conn: np.ndarray, bg_dist: np.ndarray, node_mask: np.ndarray, l
     """
     reach = max(6, int(round(0.5 * line_h)))
     if not node_mask.any() or not conn.any():
+        return None
+    if conn.size >= _SHADOW_PRETEST_PIXELS and not _may_hold_shadow(conn, node_mask, reach):
         return None
     outside = (~node_mask).astype(np.uint8)
     dist, lab = cv2.distanceTransformWithLabels(outside, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_CCOMP)
