@@ -30,19 +30,21 @@ LOOPS = """flowchart TD
 HEADS = {"open": "open", "ring": "circle", "none": "missing"}
 
 
-def _seed_drawing(heads: dict[str, str]) -> int:
-    """A generator seed whose hand-drawn style draws each chart id's head as asked, with every
-    line starting at its source (lines that stop short are another test's matter): the style
-    of a user chart depends only on (seed, chart id), as `data_gen.pipeline` draws it."""
+def seed_drawing(mermaid: str, heads: dict[str, str], min_pen: float = 0.0) -> int:
+    """A generator seed whose hand-drawn style draws each chart id's head as asked for the chart
+    ``mermaid``, with every line starting at its source (lines that stop short are another
+    test's matter) and outlines drawn with a pen at least ``min_pen`` px wide: the style of a
+    user chart depends only on (seed, chart id), as `data_gen.pipeline` draws it."""
     from data_gen.styles import sample_style
     from flowpath.mermaid import parse_mermaid
 
-    chart = parse_mermaid(LOOPS)
+    chart = parse_mermaid(mermaid)
     ids, kinds = list(chart.nodes), {n.id: n.kind for n in chart.nodes.values()}
     for seed in range(5000):
-        hands = {cid: sample_style("handdrawn", "train", random.Random(f"{seed}:{cid}"), ids, kinds).hand
-                 for cid in heads}
-        if all(hands[cid]["head"] == head and hands[cid]["short"] == 0 for cid, head in heads.items()):
+        styles = {cid: sample_style("handdrawn", "train", random.Random(f"{seed}:{cid}"), ids, kinds)
+                  for cid in heads}
+        if all(styles[cid].hand["head"] == head and styles[cid].hand["short"] == 0
+               and styles[cid].stroke_width >= min_pen for cid, head in heads.items()):
             return seed
     raise AssertionError(f"no seed below 5000 draws the heads {heads}")
 
@@ -56,7 +58,7 @@ def sketches(tmp_path_factory):  # type: ignore[no-untyped-def]
     src.write_text("".join(json.dumps({"id": cid, "mermaid": LOOPS}) + "\n" for cid in HEADS))
     out = tmp / "bench"
     generate_in_child_process([str(out), "--input", str(src), "--styles", "handdrawn", "--split", "train",
-                               "--workers", "0", "--seed", str(_seed_drawing(HEADS)), "--scale", "1.5"])
+                               "--workers", "0", "--seed", str(seed_drawing(LOOPS, HEADS)), "--scale", "1.5"])
     bench = Benchmark(out)
     return {cid: bench.chart(cid) for cid in bench.chart_ids}
 

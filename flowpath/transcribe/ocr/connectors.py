@@ -353,6 +353,8 @@ class Flow:
 
     axis: int = 1
     sign: int = 1
+    #: the sign came from the chart's Start and End nodes (their text), not from a vote of heads
+    from_terminals: bool = False
 
     def rank(self, region: Region) -> tuple[float, float]:
         """Sort key of a node along the flow (upstream first)."""
@@ -409,7 +411,7 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
                       - np.mean([regions[i].center[axis] for i in starts]))
         sides = [min(regions[i].width, regions[i].height) for i in starts + ends]
         if abs(apart) >= float(np.median(sides)):
-            return Flow(axis, 1 if apart > 0 else -1)
+            return Flow(axis, 1 if apart > 0 else -1, from_terminals=True)
     vote = 0
     for a, b in two:
         if a.arrow != b.arrow:
@@ -473,9 +475,17 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # against the flow, twice the ink alone was as often a darker pen start as a head
         # drawn upstream (a loop back): only more strokes, not darker ones, overrule the flow.
         # Gold regions, 860 hand-drawn two-ended connectors with no end or both ends read as a
-        # head (seven tuning sets, docs/transcription.md): 796 right before, 810 with this
+        # head (seven tuning sets, docs/transcription.md): 796 right before, 810 with this.
+        # In a chart whose Start and End nodes give the flow, an unlabelled connector is no
+        # loop back (those leave a decision, with a condition): against that flow its inkier
+        # end is the node's outline or a pen pressed where the line leaves its source (a thick
+        # pen's outline overshooting the box, a segmented box that cuts the drawn one), not a
+        # head: full pipeline, hand-drawn tuning sets, 12 of 12 such ends were sources, all in
+        # charts with Start and End nodes (docs/transcription.md, seventh stretch). Without
+        # them the flow is only a vote, and an open 'v' drawn on a loop back keeps its say
+        against_terminals = flow.from_terminals and not downstream and not c.label_boxes
         branch = decision_source(c, contacts, decisions)
-        if comparable and _clear_head(by_ink[0], by_ink[1]):
+        if comparable and _clear_head(by_ink[0], by_ink[1]) and not against_terminals:
             targets, sources = [by_ink[0]], by_ink[1:]
         elif branch is not None:
             sources, targets = [branch], [ct for ct in contacts if ct is not branch]
