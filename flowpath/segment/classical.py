@@ -235,11 +235,17 @@ class ClassicalSegmenter(Segmenter):
         cands = _merge_pieces(cands, labels)
         cands = _drop_frames(cands)
         regions: list[Region] = []
+        page_coloured: list[bool] = []
         for c in cands:
             mask, y0, x0 = self._grow_to_stroke(work, c, bg)
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
+                inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
+                page_coloured.append(bool(len(inner)) and float(
+                    np.abs(np.median(inner, axis=0) - bg).max()) <= POCKET_FILL_STEP)
+        if passes is None and not rough:
+            regions = _drop_loop_lenses(regions, page_coloured, (1.0 + LENS_TOUCH) / min(sx, sy))
         if colours and blobs:  # the colour layer outlines a filled node closer than a blob
             iou = box_iou_matrix(np.array([b.bbox for b in blobs], float), np.array([c.bbox for c in colours], float))
             blobs = [b for b, row in zip(blobs, iou, strict=True) if not (row >= 0.5).any()]
@@ -776,6 +782,40 @@ def _drop_pockets(regions: list[Region], strokes: list[Region]) -> list[Region]:
             if not (id(r) in ids and (row >= POCKET_OVERLAP).any())]
 
 
+def _drop_loop_lenses(regions: list[Region], page_coloured: list[bool], touch: float) -> list[Region]:
+    """``regions`` less the lenses of page that a loop back between two neighbouring nodes
+    closes: Mermaid draws the step down and the loop back up as two curved connectors side by
+    side, and the page between them (its edge label on one of them) is a closed flat region that
+    holds text. Such a region is page-coloured and reaches from one node's outline to the other's
+    on opposite sides (its box touches or overlaps both within ``touch`` px), while a node keeps a
+    rank's spacing from its neighbours."""
+    if len(regions) < 3:
+        return regions
+    boxes = np.array([r.bbox for r in regions], float)
+    keep = []
+    for i, (r, page) in enumerate(zip(regions, page_coloured, strict=True)):
+        if page and _between_two(boxes, i, touch):
+            continue
+        keep.append(r)
+    return keep
+
+
+def _between_two(boxes: np.ndarray, i: int, touch: float) -> bool:
+    """Whether box ``i`` spans the gap between two other boxes on opposite sides of it (above and
+    below, or left and right), touching each within ``touch`` px and overlapping it across."""
+    x0, y0, x1, y1 = boxes[i]
+    others = np.delete(boxes, i, axis=0)
+    across_x = np.minimum(others[:, 2], x1) - np.maximum(others[:, 0], x0) > 0
+    across_y = np.minimum(others[:, 3], y1) - np.maximum(others[:, 1], y0) > 0
+    # a neighbour ends inside the region's near margin (or overlaps into it) without swallowing it
+    # (a diamond's tip reaches into the lens's box)
+    above = across_x & (others[:, 3] >= y0 - touch) & (others[:, 3] < y1) & (others[:, 1] < y0)
+    below = across_x & (others[:, 1] <= y1 + touch) & (others[:, 1] > y0) & (others[:, 3] > y1)
+    left = across_y & (others[:, 2] >= x0 - touch) & (others[:, 2] < x1) & (others[:, 0] < x0)
+    right = across_y & (others[:, 0] <= x1 + touch) & (others[:, 0] > x0) & (others[:, 2] > x1)
+    return bool((above.any() and below.any()) or (left.any() and right.any()))
+
+
 def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     """Regions plus the colour-layer regions that do not compete with them.
 
@@ -922,6 +962,10 @@ def _is_clean_render(image: np.ndarray, max_rare: float = 0.01) -> bool:
 #: not a node, when it runs into a coloured node (`ClassicalSegmenter._is_pocket`); pockets on
 #: the wild tuning sets measured 0-29, node interiors 115 and more
 POCKET_FILL_STEP = 40
+#: px (working scale) beyond the stroke within which a page-coloured region's box must meet the
+#: two nodes a loop back joins to be taken for the lens between its two connectors
+#: (`_drop_loop_lenses`)
+LENS_TOUCH = 2.0
 #: share of a flat interior's depth (distance from its rim at its deepest point) that its text
 #: must reach (`_label_in_middle`): node labels reach 0.84-1.0 of it on the printseg6 and
 #: seg_tune_clean tuning sets, the edge labels in pockets of page between connectors 0.08-0.60
