@@ -49,18 +49,25 @@ def seed_drawing(mermaid: str, heads: dict[str, str], min_pen: float = 0.0) -> i
     raise AssertionError(f"no seed below 5000 draws the heads {heads}")
 
 
-@pytest.fixture(scope="module")
-def sketches(tmp_path_factory):  # type: ignore[no-untyped-def]
+def draw_sketches(tmp, mermaid: str, heads: dict[str, str], min_pen: float = 0.0):  # type: ignore[no-untyped-def]
+    """``mermaid`` drawn by the real generator (hand-drawn style, in a child process) once per
+    chart id of ``heads``, each with the head asked for (`seed_drawing`), in folder ``tmp``:
+    chart id -> the benchmark chart."""
     from flowpath.datasets.febench import Benchmark
 
-    tmp = tmp_path_factory.mktemp("sketch_loops")
-    src = tmp / "loops.jsonl"
-    src.write_text("".join(json.dumps({"id": cid, "mermaid": LOOPS}) + "\n" for cid in HEADS))
+    src = tmp / "charts.jsonl"
+    src.write_text("".join(json.dumps({"id": cid, "mermaid": mermaid}) + "\n" for cid in heads))
     out = tmp / "bench"
     generate_in_child_process([str(out), "--input", str(src), "--styles", "handdrawn", "--split", "train",
-                               "--workers", "0", "--seed", str(seed_drawing(LOOPS, HEADS)), "--scale", "1.5"])
+                               "--workers", "0", "--seed", str(seed_drawing(mermaid, heads, min_pen)),
+                               "--scale", "1.5"])
     bench = Benchmark(out)
     return {cid: bench.chart(cid) for cid in bench.chart_ids}
+
+
+@pytest.fixture(scope="module")
+def sketches(tmp_path_factory):  # type: ignore[no-untyped-def]
+    return draw_sketches(tmp_path_factory.mktemp("sketch_loops"), LOOPS, HEADS)
 
 
 @pytest.mark.parametrize("cid", list(HEADS))

@@ -12,8 +12,8 @@ import json
 import pytest
 
 from flowpath.models.base import LabelledChart
-from tests.markers import generate_in_child_process, require_chromium, require_tesseract
-from tests.transcribe.test_sketch_back_edges import seed_drawing
+from tests.markers import require_chromium, require_tesseract
+from tests.transcribe.test_sketch_back_edges import draw_sketches
 
 pytestmark = [require_chromium, require_tesseract, pytest.mark.chromium, pytest.mark.slow]
 
@@ -34,17 +34,7 @@ MIN_PEN = 2.5
 
 @pytest.fixture(scope="module")
 def sketches(tmp_path_factory):  # type: ignore[no-untyped-def]
-    from flowpath.datasets.febench import Benchmark
-
-    tmp = tmp_path_factory.mktemp("sketch_thick")
-    src = tmp / "chain.jsonl"
-    src.write_text("".join(json.dumps({"id": cid, "mermaid": CHAIN}) + "\n" for cid in HEADS))
-    out = tmp / "bench"
-    generate_in_child_process([str(out), "--input", str(src), "--styles", "handdrawn", "--split", "train",
-                               "--workers", "0", "--seed", str(seed_drawing(CHAIN, HEADS, MIN_PEN)),
-                               "--scale", "1.5"])
-    bench = Benchmark(out)
-    return {cid: bench.chart(cid) for cid in bench.chart_ids}
+    return draw_sketches(tmp_path_factory.mktemp("sketch_thick"), CHAIN, HEADS, MIN_PEN)
 
 
 @pytest.mark.parametrize("cid", list(HEADS))
