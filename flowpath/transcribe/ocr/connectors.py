@@ -817,16 +817,24 @@ def _may_hold_shadow(conn: np.ndarray, node_mask: np.ndarray, reach: int) -> boo
         h, w = (mask.shape[0] // 2) * 2, (mask.shape[1] // 2) * 2
         return mask[0:h:2, 0:w:2] | mask[1:h:2, 0:w:2] | mask[0:h:2, 1:w:2] | mask[1:h:2, 1:w:2]
 
-    small_conn, small_nodes = pooled(conn), pooled(node_mask)
-    half = reach // 2 + 1
-    dist, lab = cv2.distanceTransformWithLabels((~small_nodes).astype(np.uint8), cv2.DIST_L2, 3,
-                                                labelType=cv2.DIST_LABEL_CCOMP)
-    near = (dist > 0) & (dist <= half)
-    ys, xs = np.nonzero(near)
-    key = lab[ys, xs].astype(np.int64) * (half + 1) + np.ceil(dist[ys, xs]).astype(np.int64)
-    total = np.bincount(key)
-    inked = np.bincount(key, weights=small_conn[ys, xs].astype(np.float64), minlength=len(total))
+    *_, total, inked = _outside_layers(pooled(conn), pooled(node_mask), reach // 2 + 1)
     return bool(((inked >= 0.5 * _SHADOW_COVER * total) & (total >= 2) & (inked > 0)).any())
+
+
+def _outside_layers(conn: np.ndarray, node_mask: np.ndarray, reach: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pixels outside the nodes within ``reach`` px, in layers 1 px apart around each node:
+    ``(dist, ys, xs, key, ink, total, inked)``: the distance map, the pixels, each one's layer
+    key (nearest node region x layer), whether it is connector ink, and per key the layer's
+    pixel count and ink count (`shadow_bands` and its pre-test `_may_hold_shadow`)."""
+    dist, lab = cv2.distanceTransformWithLabels((~node_mask).astype(np.uint8), cv2.DIST_L2, 3,
+                                                labelType=cv2.DIST_LABEL_CCOMP)
+    ys, xs = np.nonzero((dist > 0) & (dist <= reach))
+    key = lab[ys, xs].astype(np.int64) * (reach + 1) + np.ceil(dist[ys, xs]).astype(np.int64)
+    ink = conn[ys, xs]
+    total = np.bincount(key)
+    inked = np.bincount(key, weights=ink.astype(np.float64), minlength=len(total))
+    return dist, ys, xs, key, ink, total, inked
 
 
 def shadow_bands(conn: np.ndarray, bg_dist: np.ndarray, node_mask: np.ndarray, line_h: float) -> np.ndarray | None:
@@ -846,19 +854,11 @@ def shadow_bands(conn: np.ndarray, bg_dist: np.ndarray, node_mask: np.ndarray, l
         return None
     if conn.size >= _SHADOW_PRETEST_PIXELS and not _may_hold_shadow(conn, node_mask, reach):
         return None
-    outside = (~node_mask).astype(np.uint8)
-    dist, lab = cv2.distanceTransformWithLabels(outside, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_CCOMP)
+    dist, ys, xs, key, ink, total, inked = _outside_layers(conn, node_mask, reach)
     far = conn & (dist > reach)
     if not far.any():
         return None
     pale = _SHADOW_PALE * float(np.percentile(bg_dist[far], 90))
-    near = (dist > 0) & (dist <= reach)
-    ys, xs = np.nonzero(near)
-    layer = np.ceil(dist[ys, xs]).astype(np.int64)
-    key = lab[ys, xs].astype(np.int64) * (reach + 1) + layer
-    ink = conn[ys, xs]
-    total = np.bincount(key)
-    inked = np.bincount(key, weights=ink.astype(np.float64), minlength=len(total))
     layers = np.flatnonzero((inked >= _SHADOW_COVER * np.maximum(total, 1)) & (total >= 8))
     if not len(layers):
         return None
