@@ -35,6 +35,12 @@ class Contact:
     #: (`runs_along`): a drop shadow or a connector drawn along the border, whose ink and
     #: thickness say nothing of an arrowhead
     along: bool = False
+    #: no drop shadow, yet the contact runs `_OUTLINE_SPAN` text lines along the node or covers
+    #: `_OUTLINE_PIXELS`, and passes the arrowhead thickness test: the node's own drawn outline
+    #: or hatching (a sketch's pen left outside a segmented box cut a few px inside it) joined
+    #: to the connector; its thickness and ink are the shape's, so it is no head (``arrow``
+    #: off, ``along`` on)
+    outline: bool = False
 
 
 @dataclass
@@ -343,7 +349,11 @@ def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarra
         # only where the nodes cast drop shadows: a sketch's flat open 'v' head spreads along
         # the outline too, and there it is the head (tests/transcribe/test_edge_recovery.py)
         along = shadowed and runs_along(py, px, line_h)
-        c.contacts.append(Contact(r, len(py), (cx, cy), thick, mass=mass, along=along))
+        # no shadow, yet spread along the node or more ink than any head: the node's outline
+        # (kept only where it passes the thickness test below)
+        outline = not shadowed and (runs_along(py, px, line_h, _OUTLINE_SPAN)
+                                    or len(py) > _OUTLINE_PIXELS * line_h * line_h)
+        c.contacts.append(Contact(r, len(py), (cx, cy), thick, mass=mass, along=along, outline=outline))
     for k, c in out.items():
         x, y, w, h = (int(v) for v in cstats[k, :4])
         vals = dist[y:y + h, x:x + w][comp[y:y + h, x:x + w] == k]
@@ -351,6 +361,11 @@ def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarra
         base = float(np.median(vals)) if len(vals) else 1.0
         for ct in c.contacts:
             ct.arrow = ct.thickness >= max(2.0, arrow_ratio * base)
+            # what looks thick there is the outline's pen (its corner, a double stroke), not a
+            # head: neither its thickness nor its ink may decide the direction
+            ct.outline = ct.outline and ct.arrow
+            if ct.outline:
+                ct.arrow, ct.along = False, True
     return out
 
 
@@ -358,11 +373,19 @@ def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarra
 #: spread further along the outline is a drop shadow or a connector running along the border
 #: (tuning: on wild flowchart.js, 9 of 9 such contacts read as heads by thickness were sources)
 _HEAD_SPAN = 1.5
+#: a contact spread this many text lines along a node's outline (and no drop shadow there) is
+#: that node's drawn outline joined to the connector: a segmented box a few px inside the
+#: drawn one leaves the pen's outline outside it (see `Contact.outline`)
+_OUTLINE_SPAN = 4.0
+#: ... or covering this many square text lines of the contact ring: more ink than any head
+#: (a filled head covers ~0.15; a sketched shape's hatching and outline left outside its
+#: segmented box, 1.6 on a hand-drawn tuning chart)
+_OUTLINE_PIXELS = 0.75
 
 
-def runs_along(py: np.ndarray, px: np.ndarray, line_h: float) -> bool:
+def runs_along(py: np.ndarray, px: np.ndarray, line_h: float, span: float = _HEAD_SPAN) -> bool:
     """Whether a contact's pixels (rows ``py``, columns ``px`` in the node's contact ring) run
-    along the node's outline for more than `_HEAD_SPAN` text lines.
+    along the node's outline for more than ``span`` text lines (`_HEAD_SPAN` unless given).
 
     A connector crosses the contact ring where it meets the node: its pixels there span the
     ring's width one way and the line's (or its head's) width the other. A drop shadow
@@ -374,7 +397,7 @@ def runs_along(py: np.ndarray, px: np.ndarray, line_h: float) -> bool:
     """
     if len(py) == 0:
         return False
-    return bool(max(int(py.max() - py.min()), int(px.max() - px.min())) + 1 > _HEAD_SPAN * line_h)
+    return bool(max(int(py.max() - py.min()), int(px.max() - px.min())) + 1 > span * line_h)
 
 
 @dataclass(frozen=True)
@@ -386,6 +409,10 @@ class Flow:
     sign: int = 1
     #: the sign came from the chart's Start and End nodes (their text), not from a vote of heads
     from_terminals: bool = False
+    #: with `from_terminals`: the vector from the start nodes' mean centre to the end nodes'
+    #: (a chart's axis is the one its connectors mostly run along, and a fan of branches can
+    #: make that the cross axis of a top-down chart)
+    towards: tuple[float, float] | None = None
 
     def rank(self, region: Region) -> tuple[float, float]:
         """Sort key of a node along the flow (upstream first)."""
@@ -444,7 +471,10 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
                       - np.mean([regions[i].center[axis] for i in starts]))
         sides = [min(regions[i].width, regions[i].height) for i in starts + ends]
         if abs(apart) >= float(np.median(sides)):
-            return Flow(axis, 1 if apart > 0 else -1, from_terminals=True)
+            towards = np.mean([regions[i].center for i in ends], axis=0) - np.mean(
+                [regions[i].center for i in starts], axis=0)
+            return Flow(axis, 1 if apart > 0 else -1, from_terminals=True,
+                        towards=(float(towards[0]), float(towards[1])))
     vote = 0
     for a, b in two:
         if a.arrow != b.arrow:
@@ -479,7 +509,7 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
     sources = [ct for ct in contacts if not ct.arrow]
     notes: list[str] = []
     if (len(targets) == 1 and len(sources) == 1 and targets[0].thickness <= sources[0].thickness + _PEN_EXCESS
-            and targets[0].count <= sources[0].count):
+            and targets[0].count <= _blot_pixels(c, targets[0], sources[0], regions, flow) * sources[0].count):
         # one end passes the arrowhead thickness test but is at most a pen's excess thicker
         # than the other and covers no more pixels: a pen pressed a little harder (often where
         # the line leaves its source), not a head. A filled head is several px thicker than
@@ -543,6 +573,25 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
     return pairs, notes
 
 
+def _blot_pixels(c: Component, head: Contact, tail: Contact, regions: list[Region], flow: Flow) -> float:
+    """How many times the other end's pixels an end at most `_PEN_EXCESS` thicker may cover and
+    still be a pen blot rather than a head (`component_edges`): 1, except where the chart's Start
+    and End nodes give the flow and that end lies upstream (against `Flow.towards`) on a
+    connector with no label, where only `_CLEAR_PIXEL_RATIO` times the pixels (a head's added
+    strokes) make it a head.
+
+    An unlabelled connector in such a chart is no loop back (loops back leave a decision with a
+    condition), and a pen pressed down where the line starts is thickest and darkest over a
+    few more pixels than its thin end: where the segmented boxes sit a few px off the drawn
+    ones, the start's blot covers 1.3x the pixels of the end (a 2.5 px pen: 20 vs 15).
+    """
+    if flow.towards is None or c.label_boxes:
+        return 1.0
+    # upstream along the way from the Start nodes to the End nodes, not only along the axis
+    step = np.subtract(regions[head.region].center, regions[tail.region].center)
+    return _CLEAR_PIXEL_RATIO if float(np.dot(step, flow.towards)) < 0 else 1.0
+
+
 def merge_target(contacts: list[Contact]) -> Contact | None:
     """The one target of a connector piece joining three or more nodes with no arrowhead told
     apart: the end with clearly the most ink (`_INK_RATIO` x every other end's), else None.
@@ -574,6 +623,42 @@ def decision_source(c: Component, contacts: list[Contact], decisions: frozenset[
         return None
     branching = [ct for ct in contacts if ct.region in decisions]
     return branching[0] if len(branching) == 1 else None
+
+
+def outline_remnants(comp: np.ndarray, loose: np.ndarray, owner: np.ndarray, line_h: float) -> np.ndarray:
+    """Which loose connector pieces (``loose``: bool per label of ``comp``) are a node's own
+    outline: every pixel within one node's grown outline (``owner``, 1 + region index) and the
+    piece longer than an arrowhead (`_HEAD_SPAN` text lines) while it never leaves that band.
+
+    Where a segmented box sits a few px inside a sketched shape (a parallelogram's slanted
+    side, a trapezoid's corner, rough.js hatching past the outline), the pen's outline outside
+    the box is connector ink; joined across the gap to a neighbour's remnant it made an edge
+    between two nodes side by side. A connector that stops short, a dash or an open head near
+    its node leaves the band or is shorter than that.
+
+    Returns:
+        bool per label of ``comp``.
+    """
+    out = np.zeros(len(loose), bool)
+    sel = loose[comp]
+    if not sel.any():
+        return out
+    ys, xs = np.nonzero(sel)
+    ks, os = comp[ys, xs], owner[ys, xs]
+    lo = np.full(len(loose), np.iinfo(np.int32).max, np.int64)
+    hi = np.zeros(len(loose), np.int64)
+    np.minimum.at(lo, ks, os)
+    np.maximum.at(hi, ks, os)
+    y0 = np.full(len(loose), comp.shape[0], np.int64)
+    y1 = np.zeros(len(loose), np.int64)
+    x0 = np.full(len(loose), comp.shape[1], np.int64)
+    x1 = np.zeros(len(loose), np.int64)
+    np.minimum.at(y0, ks, ys)
+    np.maximum.at(y1, ks, ys)
+    np.minimum.at(x0, ks, xs)
+    np.maximum.at(x1, ks, xs)
+    span = np.maximum(y1 - y0, x1 - x0) + 1
+    return loose & (lo == hi) & (lo > 0) & (span > _HEAD_SPAN * line_h)
 
 
 def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: np.ndarray,

@@ -385,6 +385,14 @@ class OCRTranscriber(Transcriber):
         is_loose = np.ones(n + 1, bool)
         is_loose[0] = False
         is_loose[list(linked)] = False
+        # the contact ring reaches a little further for these pieces: a sketched arrow often
+        # ends a few px short of the box it points at
+        ring = page.margin + max(3, page.margin // 2 + 2) + int(round(0.5 * line_h))
+        owner = _owner_map(page.regions, ring, comp.shape)
+        # a sketched node's own outline left outside its segmented box is no connector: the
+        # closings below would join two neighbours' outlines into an edge between them
+        remnant = cx.outline_remnants(comp, is_loose, owner, line_h)
+        is_loose &= ~remnant
         loose = is_loose[comp]
         rows, cols = np.flatnonzero(loose.any(axis=1)), np.flatnonzero(loose.any(axis=0))
         if n == 0 or not len(rows):
@@ -414,10 +422,8 @@ class OCRTranscriber(Transcriber):
         joined = comp.copy()
         np.copyto(joined[sl], only_new[sl], where=bridged > 0)
         stats = np.concatenate([np.zeros((n + 1, new_stats.shape[1]), new_stats.dtype), new_stats[1:]])
-        # the contact ring reaches a little further for these pieces: a sketched arrow often
-        # ends a few px short of the box it points at
-        ring = page.margin + max(3, page.margin // 2 + 2) + int(round(0.5 * line_h))
-        owner = _owner_map(page.regions, ring, comp.shape)
+        if remnant.any():
+            joined[remnant[comp] & (joined == comp)] = 0
         found = cx.find_contacts(only_new, stats, owner, dist, line_h, self.arrow_ratio, mass,
                                  shadowed=shadowed)
         out = {k: c for k, c in components.items() if k in linked}
