@@ -378,8 +378,8 @@ _HEAD_SPAN = 1.5
 #: drawn one leaves the pen's outline outside it (see `Contact.outline`)
 _OUTLINE_SPAN = 4.0
 #: ... or covering this many square text lines of the contact ring: more ink than any head
-#: (a filled head covers ~0.15; a sketched shape's hatching and outline left outside its
-#: segmented box, 1.6 on a hand-drawn tuning chart)
+#: (a whole Mermaid head is ~12x12 px against a 25-30 px text line, ~0.2; a sketched shape's
+#: hatching and outline left outside its segmented box, 1.6 on a hand-drawn tuning chart)
 _OUTLINE_PIXELS = 0.75
 
 
