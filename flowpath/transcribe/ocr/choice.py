@@ -132,14 +132,15 @@ def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading]
     return out
 
 
-def prefer_learned(kept: Reading, learned: Reading, *, margin: float | None = None) -> bool:
+def prefer_learned(kept: Reading, learned: Reading, *, margin: float | None = None,
+                   floor: float = LEARNED_FLOOR) -> bool:
     """Whether the learned recogniser's reading of a small-print node replaces ``kept``.
 
     ``margin`` (default: `LEARNED_MARGIN` of the engine that read ``kept``, 0 for others) is
     added to the learned reading's confidence before the two are compared; a learned reading
-    under `LEARNED_FLOOR` never wins.
+    under ``floor`` never wins.
     """
-    if not learned.words or learned.confidence < LEARNED_FLOOR:
+    if not learned.words or learned.confidence < floor:
         return False
     if margin is None:
         margin = LEARNED_MARGIN.get(kept.engine, 0.0)
