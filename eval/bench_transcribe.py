@@ -65,10 +65,10 @@ def main() -> int:
         result = tr([LabelledChart(img, lab, regions)])[0]
         dt, dc, dm = time.perf_counter() - t, _cpu() - c, time.thread_time() - m
         rows.append((cid, len(regions), dt, dc, dm, result.meta.get("cpu_s", {})))
-        kept = result.meta.get("node_engines", {})
+        kept = list(result.meta.get("node_engines", {}).values()).count("textrec")
         print(f"{cid:24s} nodes={len(regions):3d} {dt:6.2f} s  cpu {dc:6.2f} s  calling thread {dm:6.2f} s  "
-              f"lines {result.meta.get('text_line_px', 0):4.1f} px  learned kept {kept.get('textrec', 0)}")
-        learned_charts += bool(kept.get("textrec"))
+              f"lines {result.meta.get('line_height', 0):4.1f} px  learned kept {kept}")
+        learned_charts += bool(kept)
         if len(rows) >= args.limit:
             break
     if not rows:

@@ -208,7 +208,7 @@ def chart(size):
 for tr in (OCRTranscriber(workers=1), OCRTranscriber(workers=1)):
     for size in {sizes}:
         out = tr([chart(size)])[0]
-        print("READ", out.meta["text_line_px"], "|".join(n.text for n in out.chart.nodes.values()))
+        print("READ", out.meta["line_height"], "|".join(n.text for n in out.chart.nodes.values()))
 print("TORCH", sys.modules.get("torch") is not None)
 """
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -195,9 +194,6 @@ class OCRTranscriber(Transcriber):
         cpu["graph"] = time.thread_time() - t
         cpu["node_crops"] = sum(nodes.crop_cpu)
         tr.meta["cpu_s"] = {k: round(v, 4) for k, v in cpu.items()}
-        # which engine's reading each node kept (eval: on how many charts the learned one acted)
-        tr.meta["text_line_px"] = round(float(nodes.line_h), 1)
-        tr.meta["node_engines"] = dict(Counter(r.engine for r in nodes.reading.result() if r.words))
         return tr
 
     # -- engines -------------------------------------------------------------------------------
