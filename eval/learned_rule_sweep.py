@@ -89,7 +89,7 @@ def main() -> int:
     ap.add_argument("sets", nargs="+", type=Path, help="record stems: SET.MODEL.jsonl files exist")
     ap.add_argument("--models", default="old,new", help="model tags, the first with tesseract/rapidocr readings")
     ap.add_argument("--guard", default="", help="comma list of set names that must not lose (clean, hand-drawn)")
-    ap.add_argument("--top", type=int, default=12, help="settings printed by the sweep")
+    ap.add_argument("--top", type=int, default=12, help="settings printed by the sweep (0: no sweep)")
     args = ap.parse_args()
     from flowpath.transcribe.ocr import choice
 
@@ -134,6 +134,8 @@ def main() -> int:
         print(f"[{lo:g}, {hi:g}) px: {len(band):4d} nodes, steps 1-2 {base:.3f}; " + ", ".join(cells)
               + f"  ({', '.join(sets)})")
 
+    if args.top <= 0:
+        return 0
     model = models[-1]
     base = {name: f1([overlap(firsts[name][id(r)][1], r["gold"]) for r in rs]) for name, rs in data.items()}
     results = []
