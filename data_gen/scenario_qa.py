@@ -35,6 +35,7 @@ import networkx as nx
 
 from data_gen.qa import (
     _COMPARE,
+    _DOMAINS,
     _THRESHOLD,
     NAMES,
     _branch_condition,
@@ -131,11 +132,23 @@ def scenario_chart(rng: random.Random) -> tuple[FlowChart, str, dict[str, tuple[
     maps each numeric decision to ``(subject, comparison, value)`` as drawn."""
     chart, domain = random_chart(rng, n_steps=rng.randint(7, 14), numeric_rate=0.6, decision_rate=0.5)
     thresholds: dict[str, tuple[str, str, int]] = {}
+    quantities: list[tuple[str, str]] = list(_DOMAINS[domain]["numeric"])
     for n in list(chart):
         m = _THRESHOLD.match(n.text or "")
         if n.kind != "decision" or m is None:
             continue
         subject, comparison, t = m.group(1), m.group(2), int(m.group(3))
+        used = {s for s, _, _ in thresholds.values()}
+        if subject in used:
+            # one number in a story settles every check on its quantity: a chart compares each
+            # quantity once, so a story's gold walk holds every check its numbers settle
+            free = [q for q in quantities if q[0] not in used]
+            if not free:
+                texts = {x.text for x in chart}
+                checks = [c for c in _DOMAINS[domain]["checks"] if f"{c}?" not in texts]
+                chart.add_node(Node(n.id, rng.choice(checks) + "?", n.shape))
+                continue
+            subject, comparison = rng.choice(free)
         thresholds[n.id] = (subject, comparison, t)
         value = _number(t, subject, rng)
         form = rng.choice(_COMPARATOR_FORMS[comparison])

@@ -36,6 +36,9 @@ _COMPARATORS: list[tuple[str, Callable[[float, float], bool]]] = [
     (r"less than|fewer than|smaller than|lower than|below|under|<", operator.lt),
     (r"equal to|equals|==", operator.eq),
 ]
+# a comparison right before a number: the number is a threshold ("above 600"), not a value
+_COMPARISON_BEFORE = re.compile(
+    r"(?<![a-z])(?:%s)\s*[$€£]?\s*$" % "|".join(w for p, _ in _COMPARATORS for w in p.split("|") if not w.startswith("or ")), re.I)
 _NEGATION = re.compile(r"\b(not|no|never|cannot|without|fails?|failed|neither|nor|lacks?)\b|n't\b", re.I)
 _EXPLICIT = re.compile(r"\b(?:answer|result|response|outcome)\s+(?:is|was|comes back|came back)\s+(yes|no|true|false)\b", re.I)
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|,\s*(?:but|and|so|while|although|though|yet)\s+|\s+(?:but|although|whereas)\s+")
@@ -63,12 +66,15 @@ def _value(number: str) -> float:
 
 
 def _numbers(statement: str) -> list[tuple[float, set[str]]]:
-    """Each number of ``statement`` with the words that say what it counts: the words before it
-    in its clause and up to three after it ("the buffer holds 206 bytes", "151 retries
-    logged"), stemmed content tokens."""
+    """Each number of ``statement`` that states a value, with the words that say what it
+    counts: the words before it in its clause and up to three after it ("the buffer holds 206
+    bytes", "151 retries logged"), stemmed content tokens. A number right after a comparison
+    ("is it above 600?") restates a threshold and states no value."""
     out = []
     for m in re.finditer(_NUM, statement):
         before = statement[max(0, m.start() - 60): m.start()]
+        if _COMPARISON_BEFORE.search(before):
+            continue
         cuts = list(_BOUNDARY.finditer(before))
         if cuts:
             before = before[cuts[-1].end():]
@@ -81,10 +87,10 @@ def _numbers(statement: str) -> list[tuple[float, set[str]]]:
     return out
 
 
-def _stated_value(statement: str, subject: list[str], exclude: float) -> float | None:
+def _stated_value(statement: str, subject: list[str]) -> float | None:
     """The number the statement gives for ``subject``: the one whose clause names most of the
-    subject's words (else the only number that is not the threshold itself)."""
-    nums = [(v, words) for v, words in _numbers(statement) if v != exclude] or _numbers(statement)
+    subject's words (else its only number)."""
+    nums = _numbers(statement)
     if not nums:
         return None
     subj = set(subject)
@@ -135,7 +141,7 @@ def branch_taken(decision: str, statement: str, *, min_overlap: float = 0.5) -> 
     thr = threshold(decision)
     if thr is not None:
         subject, cmp, value = thr
-        stated = _stated_value(statement, subject, value)
+        stated = _stated_value(statement, subject)
         if stated is not None:
             return "yes" if cmp(stated, value) else "no"
     dtoks = set(tokens(decision))
