@@ -52,7 +52,7 @@ _FLOW = re.compile(
 # stories), a title, or a role opening a sentence ("An applicant has", "The customer wants"); a
 # capitalised wh-word or pronoun is no actor ("What was the previous step?" closes a flow
 # question)
-_SCENARIO_PERSON = re.compile(r"(\b(?!(?:What|Which|Where|When|Who|How|Why|That|This|It|There)\b)[A-Z][a-z]{2,}(?:,\s+(?:a|an|the|our|my)\s+[a-z][a-z -]{2,40},)?|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
+_SCENARIO_PERSON = re.compile(r"(\b(?!(?:What|Which|Where|When|Who|How|Why|That|This|It|There)\b)[A-Z][a-z]{2,}(?:,\s+(?:a|an|the|our|my)\s+[A-Za-z][A-Za-z -]{2,40},)?|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
                               r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
 _WALK = re.compile(r"\b(how many (steps|operations|actions|nodes|decisions?|decision points|conditional|conditions|choices|checks)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
 # a walk's two ends: "from <X> to <Y>", "starting from <X>, ... brings me to <Y>"
@@ -671,12 +671,12 @@ class OfflineReasoner(Reasoner):
             if not _CHOICE_CUE.search(sentence):
                 continue
             sc = self._question_scores(ctx, sentence)
-            top = max(sc.values())
+            steps = [k for k in ctx.index.ids if node_kind(ctx.chart, k) not in ("start", "end", "decision")]
+            top = max((sc[k] for k in steps), default=0.0)
             # a choice is made at a check: among the steps named about as well as the best one
             # ("blend the rubber seal": "Mix the rubber seal", "Pour the rubber seal"), the one a
-            # labelled branch leads to
-            options = [k for k in ctx.index.ids if sc[k] >= max(self.scenario_threshold, top - self.scenario_choice_margin)
-                       and node_kind(ctx.chart, k) not in ("start", "end", "decision")]
+            # labelled branch leads to (a terminal is no choice: "End" is inside "blend")
+            options = [k for k in steps if sc[k] >= max(self.scenario_threshold, top - self.scenario_choice_margin)]
             for n in sorted(options, key=lambda k: (-sc[k], ctx.depth.get(k, 0))):
                 deciders = [p for p in ctx.chart.predecessors(n) if node_kind(ctx.chart, p) == "decision"
                             and any(e.target == n and c in ("yes", "no") for e, c in branches(ctx.chart, p))]
