@@ -37,8 +37,8 @@ _COMPARATORS: list[tuple[str, Callable[[float, float], bool]]] = [
     (r"equal to|equals|==", operator.eq),
 ]
 # a comparison right before a number: the number is a threshold ("above 600"), not a value
-_COMPARISON_BEFORE = re.compile(
-    r"(?<![a-z])(?:%s)\s*[$€£]?\s*$" % "|".join(w for p, _ in _COMPARATORS for w in p.split("|") if not w.startswith("or ")), re.I)
+_COMPARISON_WORDS = "|".join(w for p, _ in _COMPARATORS for w in p.split("|") if not w.startswith("or "))
+_COMPARISON_BEFORE = re.compile(rf"(?<![a-z])(?:{_COMPARISON_WORDS})\s*[$€£]?\s*$", re.I)
 _NEGATION = re.compile(r"\b(not|no|never|cannot|without|fails?|failed|neither|nor|lacks?)\b|n't\b", re.I)
 _EXPLICIT = re.compile(r"\b(?:answer|result|response|outcome)\s+(?:is|was|comes back|came back)\s+(yes|no|true|false)\b", re.I)
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|,\s*(?:but|and|so|while|although|though|yet)\s+|\s+(?:but|although|whereas)\s+")
