@@ -446,6 +446,19 @@ def reword(text: str, rng: random.Random) -> str:
     return " ".join(out) or text
 
 
+def threshold_value(comparison: str, t: int, condition: str, rng: random.Random) -> int:
+    """A value on the ``condition`` (``"yes"``/``"no"``) side of ``comparison t``, within a
+    fifth of ``t`` from it ("above 600", no: 480-600)."""
+    yes, step, sign = condition == "yes", max(1, t // 5), _COMPARE[comparison]
+    if sign == 1:
+        return t + rng.randint(1, step) if yes else t - rng.randint(0, step)
+    if sign == 0:
+        return t + rng.randint(0, step) if yes else t - rng.randint(1, step)
+    if sign == -1:
+        return t - rng.randint(1, step) if yes else t + rng.randint(0, step)
+    return t - rng.randint(0, step) if yes else t + rng.randint(1, step)
+
+
 def settle(decision: str, condition: str, rng: random.Random) -> str | None:
     """A clause that settles ``decision`` (a node text) on ``condition`` (``"yes"``/``"no"``)
     without naming the branch: a number on the right side of the threshold for numeric checks,
@@ -454,16 +467,7 @@ def settle(decision: str, condition: str, rng: random.Random) -> str | None:
     m = _THRESHOLD.match(decision.strip())
     if m:
         subject, comparison, t = m.group(1), m.group(2), int(m.group(3))
-        step = max(1, t // 5)
-        sign = _COMPARE[comparison]
-        if sign == 1:
-            value = t + rng.randint(1, step) if yes else t - rng.randint(0, step)
-        elif sign == 0:
-            value = t + rng.randint(0, step) if yes else t - rng.randint(1, step)
-        elif sign == -1:
-            value = t - rng.randint(1, step) if yes else t + rng.randint(0, step)
-        else:
-            value = t - rng.randint(0, step) if yes else t + rng.randint(1, step)
+        value = threshold_value(comparison, t, condition, rng)
         return rng.choice([f"{subject} is {value}", f"{subject} comes to {value}", f"{subject} reads {value}"])
     words = decision.strip().rstrip("?").split()
     if len(words) < 3 or words[0] not in _AUX:

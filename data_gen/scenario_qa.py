@@ -34,7 +34,6 @@ from typing import Any
 import networkx as nx
 
 from data_gen.qa import (
-    _COMPARE,
     _DOMAINS,
     _THRESHOLD,
     NAMES,
@@ -46,6 +45,7 @@ from data_gen.qa import (
     random_chart,
     reword,
     settle,
+    threshold_value,
 )
 from flowpath.graph import FlowChart, Node
 
@@ -165,18 +165,6 @@ def _number(v: int, subject: str, rng: random.Random) -> str:
     return f"${out}" if subject in _MONEY and rng.random() < 0.5 else out
 
 
-def _value(comparison: str, t: int, condition: str, rng: random.Random) -> int:
-    """A value on the ``condition`` side of ``comparison t`` (as `data_gen.qa.settle` draws it)."""
-    yes, step, sign = condition == "yes", max(1, t // 5), _COMPARE[comparison]
-    if sign == 1:
-        return t + rng.randint(1, step) if yes else t - rng.randint(0, step)
-    if sign == 0:
-        return t + rng.randint(0, step) if yes else t - rng.randint(1, step)
-    if sign == -1:
-        return t - rng.randint(1, step) if yes else t + rng.randint(0, step)
-    return t - rng.randint(0, step) if yes else t + rng.randint(1, step)
-
-
 def settle_in_words(text: str, threshold: tuple[str, str, int] | None, condition: str, name: str,
                     rng: random.Random) -> str | None:
     """A clause that settles the check ``text`` on ``condition`` the way a story tells it:
@@ -184,7 +172,7 @@ def settle_in_words(text: str, threshold: tuple[str, str, int] | None, condition
     by its opposite, in a short negation, or answered explicitly; ``None`` when it cannot."""
     if threshold is not None:
         subject, comparison, t = threshold
-        v = _number(_value(comparison, t, condition, rng), subject, rng)
+        v = _number(threshold_value(comparison, t, condition, rng), subject, rng)
         phrases = _QUANTITY_PHRASES.get(subject, [f"{subject} is {{v}}"])
         return rng.choice(phrases).format(v=v, name=name)
     key = text.rstrip("?").strip()
