@@ -334,12 +334,12 @@ def _spread_lines(image: np.ndarray) -> np.ndarray:
     if len(spans) < 2 or _MIN_LINE_GAP <= 0:
         return image
     pads = [max(0, int(np.ceil(_MIN_LINE_GAP * min(b0 - a0, b1 - a1))) - (a1 - b0))
-            for (a0, b0), (a1, b1) in zip(spans, spans[1:])]
+            for (a0, b0), (a1, b1) in zip(spans, spans[1:], strict=False)]
     if not any(pads):
         return image
     parts = []
     top = 0
-    for (_, b0), (a1, _), pad in zip(spans, spans[1:], pads):
+    for (_, b0), (a1, _), pad in zip(spans, spans[1:], pads, strict=False):
         cut = (b0 + a1) // 2
         parts += [image[top:cut], np.full((pad, image.shape[1]), 255, np.uint8)]
         top = cut
