@@ -30,12 +30,14 @@ CHART = """digraph G {
 """
 
 
-def _render(tmp_path: Path) -> tuple[np.ndarray, dict[str, tuple[float, float, float, float]]]:
-    """The chart's PNG scaled to page size (RGB) and its nodes' boxes in its pixels."""
+def render_dot(tmp_path: Path, source: str, scale: float = SCALE,
+               ) -> tuple[np.ndarray, dict[str, tuple[float, float, float, float]]]:
+    """A ``dot`` chart (``source`` sets ``pad`` = `PAD` and ``dpi`` = `DPI`) rendered to PNG and
+    scaled by ``scale`` (RGB), and its nodes' boxes in its pixels."""
     from PIL import Image
 
     src = tmp_path / "chart.dot"
-    src.write_text(CHART % (PAD, DPI, *(t.replace("\n", "\\n") for t in LABELS.values())))
+    src.write_text(source, encoding="utf-8")
     subprocess.run(["dot", "-Tpng", str(src), "-o", str(tmp_path / "chart.png")], check=True, timeout=60)
     plain = subprocess.run(["dot", "-Tplain", str(src)], check=True, capture_output=True, text=True,
                            timeout=60).stdout.splitlines()
@@ -45,10 +47,11 @@ def _render(tmp_path: Path) -> tuple[np.ndarray, dict[str, tuple[float, float, f
         f = line.split()
         if f[0] == "node":  # centre and size in inches, y up
             x, y, w, h = map(float, f[2:6])
-            boxes[f[1]] = tuple(v * DPI * SCALE for v in (x - w / 2 + PAD, height - y - h / 2 + PAD,
+            boxes[f[1]] = tuple(v * DPI * scale for v in (x - w / 2 + PAD, height - y - h / 2 + PAD,
                                                          x + w / 2 + PAD, height - y + h / 2 + PAD))
     im = Image.open(tmp_path / "chart.png").convert("RGB")
-    im = im.resize((round(im.width * SCALE), round(im.height * SCALE)), Image.LANCZOS)
+    if scale != 1:
+        im = im.resize((round(im.width * scale), round(im.height * scale)), Image.LANCZOS)
     return np.asarray(im), boxes
 
 
@@ -60,7 +63,7 @@ def test_a_tight_two_line_graphviz_box_reads_both_whole_lines(tmp_path):
     from flowpath.models.base import LabelledChart
     from flowpath.transcribe.ocr import OCRTranscriber
 
-    image, boxes = _render(tmp_path)
+    image, boxes = render_dot(tmp_path, CHART % (PAD, DPI, *(t.replace("\n", "\\n") for t in LABELS.values())))
     assert set(boxes) == set(LABELS)
     labelled, regions = draw_labels(image, [Region(bbox=b) for b in boxes.values()], names=list(boxes))
     chart = OCRTranscriber(engine="tesseract")([LabelledChart(image, labelled, regions)])[0].chart

@@ -39,6 +39,12 @@ _GAP = 28
 #: to it: tesseract's layout analysis reads lines 2-3 px apart at ~10 px print (a short centred
 #: second line under a long first one) as one line, and their words interleave
 _MIN_LINE_GAP = 0.2
+#: a line rapidocr read is dropped when more than this share of its characters have no ASCII
+#: base letter (`latin_line`)
+_MAX_FOREIGN = 0.2
+#: Latin letters NFKD leaves whole, by the ASCII letter they look like
+_LATIN_LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i",
+                                "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE"})
 
 
 
@@ -291,10 +297,28 @@ class RapidOCREngine(OCREngine):
 
     @staticmethod
     def _keep(words: list[Word], scores: list[float], word: Word, score: float) -> None:
-        txt = word[3].strip()
-        if txt and txt.isascii():
+        txt = latin_line(word[3])
+        if txt:
             words.append((*word[:3], txt))
             scores.append(score)
+
+
+def latin_line(text: str) -> str | None:
+    """A line rapidocr read, in ASCII: accents dropped from letters (``materuh, éxen`` ->
+    ``materuh, exen``: the recogniser knows Latin accented letters and CJK, and small print
+    misread as an accented letter cost the whole line); None when the line is mostly not Latin
+    (more than `_MAX_FOREIGN` of its characters have no ASCII base: a misread of a scribble)."""
+    import unicodedata
+
+    text = text.strip()
+    if text.isascii():
+        return text or None
+    base = "".join(ch for ch in unicodedata.normalize("NFKD", text.translate(_LATIN_LETTERS))
+                   if not unicodedata.combining(ch))
+    foreign = sum(not ch.isascii() for ch in base)
+    if foreign > _MAX_FOREIGN * len(base.replace(" ", "")):
+        return None
+    return " ".join("".join(ch for ch in base if ch.isascii()).split()) or None
 
 
 def split_lines(image: np.ndarray, min_gap: int = 2) -> list[tuple[int, int]]:
