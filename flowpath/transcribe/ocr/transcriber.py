@@ -285,10 +285,13 @@ class OCRTranscriber(Transcriber):
                 continue
             shapes[i] = classify_shape(fg[y0:y1, x0:x1])
             inner = _interior(r, fg[y0:y1, x0:x1], (x0, y0), shrink, shapes[i])
-            interiors.append((x0, y0, x1, y1, inner))
             if inner.sum() > 16:
                 rgb = page.img[y0:y1, x0:x1]
-                glyph_ink.append((color_distance(rgb, fill_color(rgb, inner)) > 60) & inner)
+                ink = color_distance(rgb, fill_color(rgb, inner)) > 60
+                if shapes[i] == "rect":
+                    inner = _regain_clipped_lines(inner, ink, shrink)
+                glyph_ink.append(ink & inner)
+            interiors.append((x0, y0, x1, y1, inner))
         line_h = median_line_height(glyph_ink) or max(page.unit * 0.3, 12.0)
 
         crop_cpu: list[float] = []
@@ -544,6 +547,57 @@ def _interior(region: Region, fg: np.ndarray, origin: tuple[int, int], shrink: i
     right = np.where(has, f.shape[1] - 1 - f[:, ::-1].argmax(axis=1), f.shape[1] - 1 + shrink)
     cols = np.arange(f.shape[1])[None, :]
     return inner & (cols >= left[:, None] + shrink) & (cols <= right[:, None] - shrink)
+
+
+def _regain_clipped_lines(inner: np.ndarray, ink: np.ndarray, shrink: int) -> np.ndarray:
+    """The interior of a box grown back up (down) to just inside its drawn outline where the
+    shrink cut through a text line: a box that hugs its text (Graphviz at ~10 px) keeps its
+    first line only 2-3 px under the border, less than the shrink, which then cuts the tops of
+    the letters (``Place`` read ``lace``). Only a side whose edge row has ink running on across
+    it, and whose outline is found within ``shrink + 2`` rows, moves; other crops are unchanged.
+
+    Args:
+        inner: ``(h, w)`` bool interior mask of a rectangular node (the shrunk polygon).
+        ink: ``(h, w)`` bool, pixels far from the node's fill colour (border and glyphs).
+        shrink: px the polygon was shrunk by.
+
+    Returns:
+        The (possibly) grown interior mask; ``inner`` itself where nothing is cut.
+    """
+    rows = np.flatnonzero(inner.any(axis=1))
+    if rows.size < 2:
+        return inner
+    out = inner
+    for edge, step in ((int(rows[0]), -1), (int(rows[-1]), 1)):
+        span = inner[edge]
+        width = int(span.sum())
+        outside = edge + step
+        if not 0 <= outside < inner.shape[0] or width < 4:
+            continue
+        # a glyph runs across the edge: ink on both sides of it in the same columns, and the
+        # row outside is not the border itself (which covers most of the span)
+        crossing = int((ink[outside] & ink[edge] & span).sum())
+        if crossing < 2 or (ink[outside] & span).sum() >= 0.5 * width:
+            continue
+        border = None
+        for k in range(1, shrink + 3):
+            y = edge + step * k
+            if not 0 <= y < inner.shape[0]:
+                break
+            if (ink[y] & span).sum() >= 0.5 * width:
+                border = y
+                break
+        if border is None:
+            continue
+        # one row of anti-aliasing next to the outline stays outside
+        first = border - 2 * step
+        if (first - edge) * step <= 0:
+            continue
+        lo, hi = sorted((edge + step, first))
+        if out is inner:
+            out = inner.copy()
+        out[lo:hi + 1] |= span
+    return out
 
 
 def _edge_labels(texts: list[str]) -> list[str | None]:
