@@ -46,6 +46,7 @@ from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
     CLASSICAL_MAX_PIXELS,
     TEXT_STEP,
+    fill_color,
     fill_convex_holes,
     fill_holes,
     holds_text,
@@ -77,6 +78,8 @@ class _Cand:
     score: float = 1.0
     #: let in by one line's height (`_touching_lines`): printed charts only
     touching_lines: bool = False
+    #: median colour of the interior (`_fill_colour`), taken once: every test asks for it
+    fill: np.ndarray | None = None
 
     @property
     def w(self) -> int:
@@ -241,9 +244,8 @@ class ClassicalSegmenter(Segmenter):
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
-                inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-                page_coloured.append(bool(len(inner)) and float(
-                    np.abs(np.median(inner, axis=0) - bg).max()) <= POCKET_FILL_STEP)
+                fill = _fill_colour(work, c)
+                page_coloured.append(fill is not None and float(np.abs(fill - bg).max()) <= POCKET_FILL_STEP)
         if passes is None and not rough:
             regions = _drop_loop_lenses(regions, page_coloured, (1.0 + LENS_TOUCH) / min(sx, sy))
         if colours and blobs:  # the colour layer outlines a filled node closer than a blob
@@ -369,7 +371,7 @@ class ClassicalSegmenter(Segmenter):
             fill_area = int(filled.sum())
             if area[i] < 0.3 * fill_area:
                 # a ring: a thick stroke, or the band between a double circle's two outlines
-                ring_col = np.median(work[y0:y1, x0:x1][m.astype(bool)], axis=0)
+                ring_col = fill_color(work[y0:y1, x0:x1], m).astype(np.float64)
                 rings.append((x0, y0, x1, y1, filled.astype(bool), fill_area, ring_col))
                 continue
             hull_area = cv2.contourArea(cv2.convexHull(outer)) + cv2.arcLength(outer, True) / 2
@@ -422,8 +424,8 @@ class ClassicalSegmenter(Segmenter):
         ya, yb, xa, xb = max(c.y0 - p, 0), min(c.y1 + p, H), max(c.x0 - p, 0), min(c.x1 + p, W)
         m = np.zeros((yb - ya, xb - xa), np.uint8)
         m[c.y0 - ya:c.y0 - ya + c.h, c.x0 - xa:c.x0 - xa + c.w] = c.filled
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        fill = np.median(inner, axis=0).astype(np.float32) if len(inner) else bg.astype(np.float32)
+        interior = _fill_colour(work, c)
+        fill = (interior if interior is not None else bg).astype(np.float32)
         dist = cv2.distanceTransform(1 - m, cv2.DIST_L1, 3)
         band = (dist >= 1) & (dist <= maxd)
         d = dist[band].astype(np.int64)
@@ -478,8 +480,8 @@ class ClassicalSegmenter(Segmenter):
         # ink touching the region's edge is not a hole of the flat region: look 2 px further out
         reach = cv2.dilate(m, np.ones((5, 5), np.uint8)).astype(bool)
         crop = work[ya:ya + m.shape[0], xa:xa + m.shape[1]].astype(np.int16)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        fill = np.median(inner, axis=0).astype(np.int16)
+        interior = _fill_colour(work, c)
+        fill = (interior if interior is not None else np.full(3, np.nan)).astype(np.int16)
         ink = reach & (np.abs(crop - fill).max(axis=2) > 60) & (np.abs(crop - bg).max(axis=2) > 60)
         # keep ink blobs lying mostly inside the region (text), not edges that end at its border
         n, lab, st, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
@@ -511,10 +513,9 @@ class ClassicalSegmenter(Segmenter):
         connectors and by the nodes they join; a node keeps clear of its neighbours). On the wild
         tuning sets every flat interior matching a node differed from its surround by >= 115."""
         key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if key not in self._bg_of or not len(inner):
+        fill = _fill_colour(work, c)
+        if key not in self._bg_of or fill is None:
             return False
-        fill = np.median(inner, axis=0)
         if np.abs(fill - self._bg_of[key]).max() > POCKET_FILL_STEP:
             return False
         for r in colours:
@@ -561,10 +562,10 @@ class ClassicalSegmenter(Segmenter):
         Returns ``(mask, y0, x0)`` grown to the outer centre line, or None (no second outline).
         """
         dist, ya, xa, maxd = self._euclidean_walk(work, c)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if not len(inner):
+        interior = _fill_colour(work, c)
+        if interior is None:
             return None
-        fill = np.median(inner, axis=0).astype(np.float32)
+        fill = interior.astype(np.float32)
         bg = self._bg_of[(c.x0, c.y0, c.x1, c.y1, c.fill_area)]  # the surround `_stroke_profile` used
         ring = np.rint(dist).astype(np.int64)
         sel = (ring >= 1) & (ring <= maxd)
@@ -644,8 +645,8 @@ class ClassicalSegmenter(Segmenter):
             out = bg
             if len(px):
                 med = np.median(px, axis=0).astype(np.int16)
-                inner = work[c.y0:c.y1, c.x0:c.x1][c.filled].astype(np.int16)
-                fill = np.median(inner, axis=0) if len(inner) else med
+                interior = _fill_colour(work, c)
+                fill = interior if interior is not None else med
                 if (np.abs(med - bg).max() > 24 and np.abs(med - fill).max() > 24
                         and (np.abs(px - med).max(axis=1) <= 24).mean() >= 0.6):
                     out = med
@@ -849,13 +850,25 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     return [f for i, f in enumerate(flat) if i not in drop] + keep
 
 
+def _fill_colour(work: np.ndarray, c: _Cand) -> np.ndarray | None:
+    """Median colour of a candidate's interior (``c.filled``), float64 as ``np.median`` of its
+    pixels gives it (`fill_color`: from histograms, no gather of the pixels), or None when the
+    interior holds no pixel. Kept on the candidate: the ring, stroke, label, pocket and
+    page-colour tests all ask for it."""
+    if c.fill is None and c.filled.any():
+        c.fill = fill_color(work[c.y0:c.y1, c.x0:c.x1], c.filled).astype(np.float64)
+    return c.fill
+
+
 def _holes_hold_text(crop: np.ndarray, flat: np.ndarray, holes: np.ndarray) -> bool:
     """Whether the holes of a flat region (``flat``, ``holes``: bool masks over the RGB ``crop``)
     hold text: enough of their pixels far from the region's own colour (`holds_text`). On a
     JPEG raster a region of one colour (a filled start dot) has holes too: specks of
     compression noise a few levels off, where a label's glyphs are ink of another colour."""
     step = 3 if min(flat.shape) >= 30 else 1  # a sample of the fill is enough for its median
-    fill = np.median(crop[::step, ::step][flat[::step, ::step]], axis=0)
+    sample = flat[::step, ::step]
+    fill = (fill_color(np.ascontiguousarray(crop[::step, ::step]), sample).astype(np.float64) if sample.any()
+            else np.full(3, np.nan))  # what numpy's median of no pixels gives
     return holds_text(np.abs(crop[holes].astype(np.int16) - fill).max(axis=1))
 
 
@@ -888,7 +901,7 @@ def _blob_holds_text(crop: np.ndarray, blob: np.ndarray) -> bool:
     core = dist >= 3
     if not core.any():
         return False
-    dev = np.abs(crop.astype(np.int16) - np.median(crop[core], axis=0)).max(axis=2)
+    dev = np.abs(crop.astype(np.int16) - fill_color(crop, core).astype(np.float64)).max(axis=2)
     inside = np.zeros(blob.shape, bool)
     for step in (TEXT_STEP // 2, TEXT_STEP):
         off = ((dev > step) & blob.astype(bool)).astype(np.uint8)
@@ -1222,7 +1235,7 @@ def _enclosing_rings(cands: list[_Cand], labels: np.ndarray, stats: np.ndarray, 
         fill_area = int(filled.sum())
         if stats[i, 4] >= 0.3 * fill_area:
             continue  # not a closed ring (e.g. a band cut open by an arrow head)
-        col = np.median(work[y0:y1, x0:x1][m.astype(bool)], axis=0)
+        col = fill_color(work[y0:y1, x0:x1], m).astype(np.float64)
         out.append((x0, y0, x1, y1, filled.astype(bool), fill_area, col))
     return out
 
@@ -1236,10 +1249,9 @@ def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray)
     outer circle 5 px outside the inner one, well under a text line), unlike a subgraph frame
     or a loop of edges around a node, whose padding is wide and uneven (title on top)."""
     for c in cands:
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if not len(inner):
+        fill = _fill_colour(work, c)
+        if fill is None:
             continue
-        fill = np.median(inner, axis=0)
         for x0, y0, x1, y1, filled, fill_area, col in rings:
             if not (x0 <= c.x0 and y0 <= c.y0 and x1 >= c.x1 and y1 >= c.y1):
                 continue
@@ -1251,6 +1263,7 @@ def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray)
             if max(gaps) > max(3.0, 0.6 * c.text_h) or max(gaps) - min(gaps) > max(2.0, 0.35 * max(gaps)):
                 continue
             c.x0, c.y0, c.x1, c.y1, c.filled, c.fill_area = x0, y0, x1, y1, filled, fill_area
+            c.fill = None  # the interior changed
             break
     return cands
 
