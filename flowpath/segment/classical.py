@@ -178,8 +178,7 @@ class ClassicalSegmenter(Segmenter):
         self._walks: dict[tuple, tuple] = {}
         self._surrounds: dict[tuple, np.ndarray] = {}
         self._bg_of: dict[tuple, np.ndarray] = {}
-        flat = ~_boundary_mask(work, self.edge_threshold)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(_flat_mask(work, self.edge_threshold), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
         # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look,
         # and on small ones, where it costs little and a sketch's look is under a pixel
@@ -1131,35 +1130,41 @@ def _one_line(offsets: np.ndarray) -> bool:
 
 
 def _background_colour(image: np.ndarray) -> np.ndarray:
-    """Most common colour along the image border (white for Mermaid renders), int16 RGB."""
-    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).astype(np.int16)
-    vals, counts = np.unique(border // 4, axis=0, return_counts=True)
-    return (vals[np.argmax(counts)] * 4 + 2).astype(np.int16)
+    """Most common colour along the image border (white for Mermaid renders), int16 RGB: counted
+    in bins of 4 levels, ties to the lowest (R, G, B) bin."""
+    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])[:, :3].astype(np.int32) // 4
+    # one code per bin, ordered as the (R, G, B) bins themselves (6 bits each)
+    codes, counts = np.unique((border[:, 0] << 12) | (border[:, 1] << 6) | border[:, 2], return_counts=True)
+    code = int(codes[np.argmax(counts)])
+    return (np.array([code >> 12, (code >> 6) & 63, code & 63]) * 4 + 2).astype(np.int16)
 
 
-def _boundary_mask(image: np.ndarray, threshold: int) -> np.ndarray:
-    """Pixels on either side of a colour step larger than ``threshold`` (max over RGB)."""
+def _flat_mask(image: np.ndarray, threshold: int) -> np.ndarray:
+    """uint8 mask, 255 where a pixel is on neither side of a colour step larger than
+    ``threshold`` (max over RGB) to its neighbour 1 px away, nor in the middle of one 2 px wide;
+    0 on boundary pixels (strokes, text, anti-aliasing)."""
     import cv2
 
-    def step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        d = cv2.absdiff(a, b)
-        ch = cv2.split(d)
-        return cv2.max(cv2.max(ch[0], ch[1]), ch[2]) > threshold
+    def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # 255 where no channel steps further
+        return cv2.inRange(cv2.absdiff(a, b), (0, 0, 0), (threshold, threshold, threshold))
 
-    dx = step(image[:, 1:], image[:, :-1])
-    dy = step(image[1:], image[:-1])
-    b = np.zeros(image.shape[:2], bool)
-    b[:, 1:] |= dx
-    b[:, :-1] |= dx
-    b[1:] |= dy
-    b[:-1] |= dy
+    flat = np.full(image.shape[:2], 255, np.uint8)
+
+    def keep(rows: slice, cols: slice, step: np.ndarray) -> None:
+        cv2.bitwise_and(flat[rows, cols], step, dst=flat[rows, cols])
+
+    every, head, tail, middle = slice(None), slice(None, -1), slice(1, None), slice(1, -1)
+    dx = same(image[:, 1:], image[:, :-1])
+    keep(every, tail, dx)
+    keep(every, head, dx)
+    dy = same(image[1:], image[:-1])
+    keep(tail, every, dy)
+    keep(head, every, dy)
     # a two-pixel step catches anti-aliased ramps between similar colours (dark stroke on a
     # dark fill), whose single-pixel steps all stay under the threshold; it marks the middle pixel
-    dx2 = step(image[:, 2:], image[:, :-2])
-    dy2 = step(image[2:], image[:-2])
-    b[:, 1:-1] |= dx2
-    b[1:-1] |= dy2
-    return b
+    keep(every, middle, same(image[:, 2:], image[:, :-2]))
+    keep(middle, every, same(image[2:], image[:-2]))
+    return flat
 
 
 def _merge_pieces(cands: list[_Cand], labels: np.ndarray) -> list[_Cand]:
