@@ -46,6 +46,7 @@ from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
     CLASSICAL_MAX_PIXELS,
     TEXT_STEP,
+    channel_max,
     fill_color,
     fill_convex_holes,
     fill_holes,
@@ -304,7 +305,7 @@ class ClassicalSegmenter(Segmenter):
         import cv2
 
         H, W = work.shape[:2]
-        fg = (np.abs(work.astype(np.int16) - bg).max(axis=2) > 30).astype(np.uint8)
+        fg = (channel_max(np.abs(work.astype(np.int16) - bg)) > 30).astype(np.uint8)
         # with ``convex_holes`` (printed charts) node insides are filled, not the page the
         # connectors close off between the nodes
         solid = fill_convex_holes(fg, self.min_solidity) if convex_holes else fill_holes(fg)
@@ -432,13 +433,13 @@ class ClassicalSegmenter(Segmenter):
         # a node on a subgraph's fill: stroke is what differs from that fill (looked for only
         # when the walk's last ring is mostly not the page background)
         last = px[d == d.max()] if len(d) else px
-        if len(last) and (np.abs(last - bg).max(axis=1) > 24).mean() > 0.5:
+        if len(last) and (channel_max(np.abs(last - bg)) > 24).mean() > 0.5:
             bg = self._surround(work, c, bg)
         self._bg_of[key] = bg
         seg = bg.astype(np.float32) - fill
         seg_len2 = float(seg @ seg)
         t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
-        other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
+        other = channel_max(np.abs(px - (fill + t[:, None] * seg))) > 24
         total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
         ok = total > 0
         n = int(np.argmin(ok)) if not ok.all() else len(ok)  # rings up to the first empty one
@@ -481,7 +482,7 @@ class ClassicalSegmenter(Segmenter):
         crop = work[ya:ya + m.shape[0], xa:xa + m.shape[1]].astype(np.int16)
         interior = _fill_colour(work, c)
         fill = (interior if interior is not None else np.full(3, np.nan)).astype(np.int16)
-        ink = reach & (np.abs(crop - fill).max(axis=2) > 60) & (np.abs(crop - bg).max(axis=2) > 60)
+        ink = reach & (channel_max(np.abs(crop - fill)) > 60) & (channel_max(np.abs(crop - bg)) > 60)
         # keep ink blobs lying mostly inside the region (text), not edges that end at its border
         n, lab, st, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
         # convex hull: text touching the box edge makes notches in the flat region itself
@@ -574,11 +575,11 @@ class ClassicalSegmenter(Segmenter):
         seg_len2 = float(seg @ seg)
         fill_is_bg = seg_len2 <= 3 * 24 ** 2
         t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
-        other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
+        other = channel_max(np.abs(px - (fill + t[:, None] * seg))) > 24
         # the band is the fill colour; with a background-coloured fill, either colour
-        band_like = np.abs(px - fill).max(axis=1) <= 24
+        band_like = channel_max(np.abs(px - fill)) <= 24
         if fill_is_bg:
-            band_like |= np.abs(px - bg.astype(np.float32)).max(axis=1) <= 24
+            band_like |= channel_max(np.abs(px - bg.astype(np.float32))) <= 24
         total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
         if not (total > 0).all():
             return None  # the crop hit the image border
@@ -647,7 +648,7 @@ class ClassicalSegmenter(Segmenter):
                 interior = _fill_colour(work, c)
                 fill = interior if interior is not None else med
                 if (np.abs(med - bg).max() > 24 and np.abs(med - fill).max() > 24
-                        and (np.abs(px - med).max(axis=1) <= 24).mean() >= 0.6):
+                        and (channel_max(np.abs(px - med)) <= 24).mean() >= 0.6):
                     out = med
             self._surrounds[key] = out
         return self._surrounds[key]
@@ -868,7 +869,7 @@ def _holes_hold_text(crop: np.ndarray, flat: np.ndarray, holes: np.ndarray) -> b
     sample = flat[::step, ::step]
     fill = (fill_color(np.ascontiguousarray(crop[::step, ::step]), sample).astype(np.float64) if sample.any()
             else np.full(3, np.nan))  # what numpy's median of no pixels gives
-    return holds_text(np.abs(crop[holes].astype(np.int16) - fill).max(axis=1))
+    return holds_text(channel_max(np.abs(crop[holes].astype(np.int16) - fill)))
 
 
 def _label_in_middle(c: _Cand, labels: np.ndarray) -> bool:
@@ -900,7 +901,7 @@ def _blob_holds_text(crop: np.ndarray, blob: np.ndarray) -> bool:
     core = dist >= 3
     if not core.any():
         return False
-    dev = np.abs(crop.astype(np.int16) - fill_color(crop, core).astype(np.float64)).max(axis=2)
+    dev = channel_max(np.abs(crop.astype(np.int16) - fill_color(crop, core).astype(np.float64)))
     inside = np.zeros(blob.shape, bool)
     for step in (TEXT_STEP // 2, TEXT_STEP):
         off = ((dev > step) & blob.astype(bool)).astype(np.uint8)
@@ -1087,7 +1088,7 @@ def _top_stroke_spread(c: _Cand, work: np.ndarray, bg: np.ndarray) -> float | No
     top = cols.argmax(axis=0) + c.y0  # first interior row of each column
     ya = max(0, int(top.min()) - STROKE_WALK)
     strip = work[ya:int(top.max()), c.x0 + lo:c.x0 + hi]
-    dark = np.abs(strip.astype(np.int16) - bg).max(axis=2) > 60
+    dark = channel_max(np.abs(strip.astype(np.int16) - bg)) > 60
     xs = np.arange(hi - lo)
     rows = top - ya
     thick = np.zeros(len(xs), np.int64)

@@ -2,6 +2,7 @@
 
 * Resize policy: `working_scale` picks the factor an image is processed at.
 * `fill_color`: the exact median colour under a mask (the segmenter's and the OCR crops').
+* `channel_max` / `channel_min`: per-pixel extremes over RGB without numpy's slow axis reduction.
 * `region_from_mask`: a binary mask -> `Region` (polygon, xyxy bbox, COCO RLE, score), in
   original-image pixels.
 * `resolve_overlaps`: drop duplicates and nested detections.
@@ -48,6 +49,17 @@ def fill_color(rgb: np.ndarray, mask: np.ndarray) -> np.ndarray:
         lo = hi if n % 2 else int(np.searchsorted(cum, n // 2 - 1, side="right"))
         out[c] = (lo + hi) / 2
     return out
+
+
+def channel_max(a: np.ndarray) -> np.ndarray:
+    """``a.max(axis=-1)`` over 3 channels, written out: the same values without numpy's slow
+    reduction over a length-3 axis (about 10x the time on a page)."""
+    return np.maximum(np.maximum(a[..., 0], a[..., 1]), a[..., 2])
+
+
+def channel_min(a: np.ndarray) -> np.ndarray:
+    """``a.min(axis=-1)`` over 3 channels, written out (see `channel_max`)."""
+    return np.minimum(np.minimum(a[..., 0], a[..., 1]), a[..., 2])
 
 
 def working_scale(height: int, width: int, max_pixels: int = CLASSICAL_MAX_PIXELS) -> float:
