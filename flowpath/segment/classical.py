@@ -56,7 +56,14 @@ from flowpath.segment.postprocess import (
     resolve_overlaps,
     working_scale,
 )
-from flowpath.segment.strokes import glyph_height, holds_ink, ink_mask, stroke_regions
+from flowpath.segment.strokes import (
+    glyph_height,
+    holds_ink,
+    ink_mask,
+    letter_ink,
+    page_contrast,
+    stroke_regions,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -209,11 +216,18 @@ class ClassicalSegmenter(Segmenter):
             cands = [c for c in cands if not c.touching_lines]
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
         ink = None
-        if self.strokes and (rough or not clean):
+        letters = None  # the ink the letters are in (`holds_ink`, `glyph_height`)
+        letter = 0.0
+        if self.strokes and rough:
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
-            # colour is 30-40 % darker than the page and would fill every node's inside
-            ink = (ink_mask(work, HAND_DRAWN_INK_CONTRAST, ruling=False) if rough
-                   else ink_mask(work, PAGE_INK_CONTRAST))
+            # colour is 30-40 % darker than the page and would fill every node's inside; a
+            # thin font squeezed under a pixel's width is fainter than that (`letter_ink`)
+            contrast = page_contrast(work)
+            ink = contrast > HAND_DRAWN_INK_CONTRAST
+            letters = letter_ink(ink, contrast > PAGE_INK_CONTRAST)
+            letter = glyph_height(letters)
+        elif self.strokes and not clean:
+            ink = letters = ink_mask(work, PAGE_INK_CONTRAST)
         blobs: list[Region] = []
         if text_h < self.small_text:
             # tiny chart (e.g. a wide left-to-right chart squeezed to 1600 px): text touches the
@@ -222,7 +236,7 @@ class ClassicalSegmenter(Segmenter):
             blobs = self._blob_regions(work, bg, sx, sy, (H, W), pen=pen, convex_holes=printed)
         strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks,
                                   bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough,
-                                  fine_gap=HAND_DRAWN_FINE_GAP if rough else 0)
+                                  fine_gap=HAND_DRAWN_FINE_GAP if rough else 0, letter=letter if rough else None)
                    if ink is not None else [])
         # printed charts are cropped tight to the drawing: a node may touch the image's edge
         colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks,
@@ -254,11 +268,10 @@ class ClassicalSegmenter(Segmenter):
         if rough:  # a blob keeps the arrowheads and overshoots touching an outline
             blobs = _yield_to_strokes(blobs, strokes)
             # a letter's counter (O, D, B) closed by the pen is a solid, outlined blob too
-            letter = glyph_height(ink) if ink is not None else 0.0
             blobs = _letter_sized_out(blobs, letter, sx, sy)
         flat_regions = regions + blobs
-        if ink is not None:  # cells of squared paper are flat regions that hold no ink
-            flat_regions = holds_ink(flat_regions, ink, sx, sy)
+        if letters is not None:  # cells of squared paper are flat regions that hold no ink
+            flat_regions = holds_ink(flat_regions, letters, sx, sy)
         if rough:  # a subgraph frame whose hachure-filled nodes only the stroke pass found
             flat_regions = _frames_out(flat_regions, strokes, letter, sx, sy)
         regions = _prefer_filled(_prefer_outlined(flat_regions, strokes), colours)

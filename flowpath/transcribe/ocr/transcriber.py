@@ -32,6 +32,7 @@ import logging
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import cv2
@@ -61,6 +62,13 @@ logger = logging.getLogger(__name__)
 ENGINES = ("auto", "tesseract", "rapidocr")
 #: rapidocr's confidence (0-1) at which its reading of a label box tesseract left empty is kept
 _SECOND_LABEL_CONF = 0.8
+
+
+@cache
+def _note_once(message: str) -> None:
+    """Log ``message`` as a warning the first time it comes up in this process (a missing
+    optional package is worth one line, not one per chart or per transcriber)."""
+    logger.warning(message)
 
 
 @dataclass
@@ -105,9 +113,13 @@ class OCRTranscriber(Transcriber):
             ``flowpath[ocr]`` is installed (docs/transcription.md, "Choosing the engine").
         handwriting_below: the per-node tesseract confidence (0-1) under which ``auto`` asks
             rapidocr (`choice.CROP_BELOW`).
-        learned: ``auto`` also reads small print (text lines under `choice.SMALL_PRINT_BELOW`
-            px) with the learned line recogniser (`flowpath.transcribe.ocr.recogniser`; needs
-            torch) and keeps its reading by `choice.prefer_learned`.
+        learned: ``auto`` also reads small print (charts whose text lines are in
+            [`choice.SMALL_PRINT_FROM`, `choice.SMALL_PRINT_BELOW`) px) with the learned line
+            recogniser (`flowpath.transcribe.ocr.recogniser`) and keeps its reading where
+            `choice.prefer_learned` says so. On by default; it needs torch
+            (``flowpath[models]``), imported only when a chart has such print: without it
+            tesseract/rapidocr read small print and a note is logged once per process.
+            ``False`` (CLI: ``--transcriber-arg learned=false``) turns it off.
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
@@ -123,7 +135,7 @@ class OCRTranscriber(Transcriber):
 
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
                  workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
-                 learned: bool = False) -> None:
+                 learned: bool = True) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -208,8 +220,9 @@ class OCRTranscriber(Transcriber):
             try:
                 self._learned = LineRecogniserEngine()
             except (MissingDependencyError, FileNotFoundError) as exc:
-                self.learned = False
-                logger.info("the learned text recogniser is not used: %s", exc)
+                self.learned = False  # do not try again for every chart
+                _note_once(f"small print is read without the learned text recogniser: {exc} "
+                           "(OCRTranscriber(learned=False), --transcriber-arg learned=false: no note)")
                 return None
         return self._learned
 
