@@ -46,6 +46,8 @@ from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
     CLASSICAL_MAX_PIXELS,
     TEXT_STEP,
+    channel_max,
+    fill_color,
     fill_convex_holes,
     fill_holes,
     holds_text,
@@ -84,6 +86,8 @@ class _Cand:
     score: float = 1.0
     #: let in by one line's height (`_touching_lines`): printed charts only
     touching_lines: bool = False
+    #: median colour of the interior (`_fill_colour`), taken once: every test asks for it
+    fill: np.ndarray | None = None
 
     @property
     def w(self) -> int:
@@ -183,8 +187,7 @@ class ClassicalSegmenter(Segmenter):
         self._surrounds: dict[tuple, np.ndarray] = {}
         self._bg_of: dict[tuple, np.ndarray] = {}
         self._fill_of: dict[tuple, np.ndarray] = {}
-        flat = ~_boundary_mask(work, self.edge_threshold)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(_flat_mask(work, self.edge_threshold), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
         # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look,
         # and on small ones, where it costs little and a sketch's look is under a pixel
@@ -256,9 +259,8 @@ class ClassicalSegmenter(Segmenter):
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
-                inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-                page_coloured.append(bool(len(inner)) and float(
-                    np.abs(np.median(inner, axis=0) - bg).max()) <= POCKET_FILL_STEP)
+                fill = _fill_colour(work, c)
+                page_coloured.append(fill is not None and float(np.abs(fill - bg).max()) <= POCKET_FILL_STEP)
         if passes is None and not rough:
             regions = _drop_loop_lenses(regions, page_coloured, (1.0 + LENS_TOUCH) / min(sx, sy))
         if colours and blobs:  # the colour layer outlines a filled node closer than a blob
@@ -317,7 +319,7 @@ class ClassicalSegmenter(Segmenter):
         import cv2
 
         H, W = work.shape[:2]
-        fg = (np.abs(work.astype(np.int16) - bg).max(axis=2) > 30).astype(np.uint8)
+        fg = (channel_max(np.abs(work.astype(np.int16) - bg)) > 30).astype(np.uint8)
         # with ``convex_holes`` (printed charts) node insides are filled, not the page the
         # connectors close off between the nodes
         solid = fill_convex_holes(fg, self.min_solidity) if convex_holes else fill_holes(fg)
@@ -383,7 +385,7 @@ class ClassicalSegmenter(Segmenter):
             fill_area = int(filled.sum())
             if area[i] < 0.3 * fill_area:
                 # a ring: a thick stroke, or the band between a double circle's two outlines
-                ring_col = np.median(work[y0:y1, x0:x1][m.astype(bool)], axis=0)
+                ring_col = fill_color(work[y0:y1, x0:x1], m).astype(np.float64)
                 rings.append((x0, y0, x1, y1, filled.astype(bool), fill_area, ring_col))
                 continue
             hull_area = cv2.contourArea(cv2.convexHull(outer)) + cv2.arcLength(outer, True) / 2
@@ -436,8 +438,8 @@ class ClassicalSegmenter(Segmenter):
         ya, yb, xa, xb = max(c.y0 - p, 0), min(c.y1 + p, H), max(c.x0 - p, 0), min(c.x1 + p, W)
         m = np.zeros((yb - ya, xb - xa), np.uint8)
         m[c.y0 - ya:c.y0 - ya + c.h, c.x0 - xa:c.x0 - xa + c.w] = c.filled
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        fill = np.median(inner, axis=0).astype(np.float32) if len(inner) else bg.astype(np.float32)
+        interior = _fill_colour(work, c)
+        fill = (interior if interior is not None else bg).astype(np.float32)
         dist = cv2.distanceTransform(1 - m, cv2.DIST_L1, 3)
         band = (dist >= 1) & (dist <= maxd)
         d = dist[band].astype(np.int64)
@@ -445,14 +447,14 @@ class ClassicalSegmenter(Segmenter):
         # a node on a subgraph's fill: stroke is what differs from that fill (looked for only
         # when the walk's last ring is mostly not the page background)
         last = px[d == d.max()] if len(d) else px
-        if len(last) and (np.abs(last - bg).max(axis=1) > 24).mean() > 0.5:
+        if len(last) and (channel_max(np.abs(last - bg)) > 24).mean() > 0.5:
             bg = self._surround(work, c, bg)
         self._bg_of[key] = bg
         self._fill_of[key] = fill
         seg = bg.astype(np.float32) - fill
         seg_len2 = float(seg @ seg)
         t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
-        other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
+        other = channel_max(np.abs(px - (fill + t[:, None] * seg))) > 24
         total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
         ok = total > 0
         n = int(np.argmin(ok)) if not ok.all() else len(ok)  # rings up to the first empty one
@@ -493,9 +495,9 @@ class ClassicalSegmenter(Segmenter):
         # ink touching the region's edge is not a hole of the flat region: look 2 px further out
         reach = cv2.dilate(m, np.ones((5, 5), np.uint8)).astype(bool)
         crop = work[ya:ya + m.shape[0], xa:xa + m.shape[1]].astype(np.int16)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        fill = np.median(inner, axis=0).astype(np.int16)
-        ink = reach & (np.abs(crop - fill).max(axis=2) > 60) & (np.abs(crop - bg).max(axis=2) > 60)
+        interior = _fill_colour(work, c)
+        fill = (interior if interior is not None else np.full(3, np.nan)).astype(np.int16)
+        ink = reach & (channel_max(np.abs(crop - fill)) > 60) & (channel_max(np.abs(crop - bg)) > 60)
         # keep ink blobs lying mostly inside the region (text), not edges that end at its border
         n, lab, st, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
         # convex hull: text touching the box edge makes notches in the flat region itself
@@ -526,10 +528,9 @@ class ClassicalSegmenter(Segmenter):
         connectors and by the nodes they join; a node keeps clear of its neighbours). On the wild
         tuning sets every flat interior matching a node differed from its surround by >= 115."""
         key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if key not in self._bg_of or not len(inner):
+        fill = _fill_colour(work, c)
+        if key not in self._bg_of or fill is None:
             return False
-        fill = np.median(inner, axis=0)
         if np.abs(fill - self._bg_of[key]).max() > POCKET_FILL_STEP:
             return False
         for r in colours:
@@ -581,10 +582,10 @@ class ClassicalSegmenter(Segmenter):
         Returns ``(mask, y0, x0)`` grown to the outer centre line, or None (no second outline).
         """
         dist, ya, xa, maxd = self._euclidean_walk(work, c)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if not len(inner):
+        interior = _fill_colour(work, c)
+        if interior is None:
             return None
-        fill = np.median(inner, axis=0).astype(np.float32)
+        fill = interior.astype(np.float32)
         bg = self._bg_of[(c.x0, c.y0, c.x1, c.y1, c.fill_area)]  # the surround `_stroke_profile` used
         ring = np.rint(dist).astype(np.int64)
         sel = (ring >= 1) & (ring <= maxd)
@@ -594,11 +595,11 @@ class ClassicalSegmenter(Segmenter):
         seg_len2 = float(seg @ seg)
         fill_is_bg = seg_len2 <= 3 * 24 ** 2
         t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
-        other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
+        other = channel_max(np.abs(px - (fill + t[:, None] * seg))) > 24
         # the band is the fill colour; with a background-coloured fill, either colour
-        band_like = np.abs(px - fill).max(axis=1) <= 24
+        band_like = channel_max(np.abs(px - fill)) <= 24
         if fill_is_bg:
-            band_like |= np.abs(px - bg.astype(np.float32)).max(axis=1) <= 24
+            band_like |= channel_max(np.abs(px - bg.astype(np.float32))) <= 24
         total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
         if not (total > 0).all():
             return None  # the crop hit the image border
@@ -690,10 +691,10 @@ class ClassicalSegmenter(Segmenter):
             out = bg
             if len(px):
                 med = np.median(px, axis=0).astype(np.int16)
-                inner = work[c.y0:c.y1, c.x0:c.x1][c.filled].astype(np.int16)
-                fill = np.median(inner, axis=0) if len(inner) else med
+                interior = _fill_colour(work, c)
+                fill = interior if interior is not None else med
                 if (np.abs(med - bg).max() > 24 and np.abs(med - fill).max() > 24
-                        and (np.abs(px - med).max(axis=1) <= 24).mean() >= 0.6):
+                        and (channel_max(np.abs(px - med)) <= 24).mean() >= 0.6):
                     out = med
             self._surrounds[key] = out
         return self._surrounds[key]
@@ -940,14 +941,26 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     return [f for i, f in enumerate(flat) if i not in drop] + keep
 
 
+def _fill_colour(work: np.ndarray, c: _Cand) -> np.ndarray | None:
+    """Median colour of a candidate's interior (``c.filled``), float64 as ``np.median`` of its
+    pixels gives it (`fill_color`: from histograms, no gather of the pixels), or None when the
+    interior holds no pixel. Kept on the candidate: the ring, stroke, label, pocket and
+    page-colour tests all ask for it."""
+    if c.fill is None and c.filled.any():
+        c.fill = fill_color(work[c.y0:c.y1, c.x0:c.x1], c.filled).astype(np.float64)
+    return c.fill
+
+
 def _holes_hold_text(crop: np.ndarray, flat: np.ndarray, holes: np.ndarray) -> bool:
     """Whether the holes of a flat region (``flat``, ``holes``: bool masks over the RGB ``crop``)
     hold text: enough of their pixels far from the region's own colour (`holds_text`). On a
     JPEG raster a region of one colour (a filled start dot) has holes too: specks of
     compression noise a few levels off, where a label's glyphs are ink of another colour."""
     step = 3 if min(flat.shape) >= 30 else 1  # a sample of the fill is enough for its median
-    fill = np.median(crop[::step, ::step][flat[::step, ::step]], axis=0)
-    return holds_text(np.abs(crop[holes].astype(np.int16) - fill).max(axis=1))
+    sample = flat[::step, ::step]
+    fill = (fill_color(np.ascontiguousarray(crop[::step, ::step]), sample).astype(np.float64) if sample.any()
+            else np.full(3, np.nan))  # what numpy's median of no pixels gives
+    return holds_text(channel_max(np.abs(crop[holes].astype(np.int16) - fill)))
 
 
 def _label_in_middle(c: _Cand, labels: np.ndarray) -> bool:
@@ -979,7 +992,7 @@ def _blob_holds_text(crop: np.ndarray, blob: np.ndarray) -> bool:
     core = dist >= 3
     if not core.any():
         return False
-    dev = np.abs(crop.astype(np.int16) - np.median(crop[core], axis=0)).max(axis=2)
+    dev = channel_max(np.abs(crop.astype(np.int16) - fill_color(crop, core).astype(np.float64)))
     inside = np.zeros(blob.shape, bool)
     for step in (TEXT_STEP // 2, TEXT_STEP):
         off = ((dev > step) & blob.astype(bool)).astype(np.uint8)
@@ -1166,7 +1179,7 @@ def _top_stroke_spread(c: _Cand, work: np.ndarray, bg: np.ndarray) -> float | No
     top = cols.argmax(axis=0) + c.y0  # first interior row of each column
     ya = max(0, int(top.min()) - STROKE_WALK)
     strip = work[ya:int(top.max()), c.x0 + lo:c.x0 + hi]
-    dark = np.abs(strip.astype(np.int16) - bg).max(axis=2) > 60
+    dark = channel_max(np.abs(strip.astype(np.int16) - bg)) > 60
     xs = np.arange(hi - lo)
     rows = top - ya
     thick = np.zeros(len(xs), np.int64)
@@ -1209,35 +1222,41 @@ def _one_line(offsets: np.ndarray) -> bool:
 
 
 def _background_colour(image: np.ndarray) -> np.ndarray:
-    """Most common colour along the image border (white for Mermaid renders), int16 RGB."""
-    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).astype(np.int16)
-    vals, counts = np.unique(border // 4, axis=0, return_counts=True)
-    return (vals[np.argmax(counts)] * 4 + 2).astype(np.int16)
+    """Most common colour along the image border (white for Mermaid renders), int16 RGB: counted
+    in bins of 4 levels, ties to the lowest (R, G, B) bin."""
+    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])[:, :3].astype(np.int32) // 4
+    # one code per bin, ordered as the (R, G, B) bins themselves (6 bits each)
+    codes, counts = np.unique((border[:, 0] << 12) | (border[:, 1] << 6) | border[:, 2], return_counts=True)
+    code = int(codes[np.argmax(counts)])
+    return (np.array([code >> 12, (code >> 6) & 63, code & 63]) * 4 + 2).astype(np.int16)
 
 
-def _boundary_mask(image: np.ndarray, threshold: int) -> np.ndarray:
-    """Pixels on either side of a colour step larger than ``threshold`` (max over RGB)."""
+def _flat_mask(image: np.ndarray, threshold: int) -> np.ndarray:
+    """uint8 mask, 255 where a pixel is on neither side of a colour step larger than
+    ``threshold`` (max over RGB) to its neighbour 1 px away, nor in the middle of one 2 px wide;
+    0 on boundary pixels (strokes, text, anti-aliasing)."""
     import cv2
 
-    def step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        d = cv2.absdiff(a, b)
-        ch = cv2.split(d)
-        return cv2.max(cv2.max(ch[0], ch[1]), ch[2]) > threshold
+    def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # 255 where no channel steps further
+        return cv2.inRange(cv2.absdiff(a, b), (0, 0, 0), (threshold, threshold, threshold))
 
-    dx = step(image[:, 1:], image[:, :-1])
-    dy = step(image[1:], image[:-1])
-    b = np.zeros(image.shape[:2], bool)
-    b[:, 1:] |= dx
-    b[:, :-1] |= dx
-    b[1:] |= dy
-    b[:-1] |= dy
+    flat = np.full(image.shape[:2], 255, np.uint8)
+
+    def keep(rows: slice, cols: slice, step: np.ndarray) -> None:
+        cv2.bitwise_and(flat[rows, cols], step, dst=flat[rows, cols])
+
+    every, head, tail, middle = slice(None), slice(None, -1), slice(1, None), slice(1, -1)
+    dx = same(image[:, 1:], image[:, :-1])
+    keep(every, tail, dx)
+    keep(every, head, dx)
+    dy = same(image[1:], image[:-1])
+    keep(tail, every, dy)
+    keep(head, every, dy)
     # a two-pixel step catches anti-aliased ramps between similar colours (dark stroke on a
     # dark fill), whose single-pixel steps all stay under the threshold; it marks the middle pixel
-    dx2 = step(image[:, 2:], image[:, :-2])
-    dy2 = step(image[2:], image[:-2])
-    b[:, 1:-1] |= dx2
-    b[1:-1] |= dy2
-    return b
+    keep(every, middle, same(image[:, 2:], image[:, :-2]))
+    keep(middle, every, same(image[2:], image[:-2]))
+    return flat
 
 
 def _merge_pieces(cands: list[_Cand], labels: np.ndarray) -> list[_Cand]:
@@ -1313,7 +1332,7 @@ def _enclosing_rings(cands: list[_Cand], labels: np.ndarray, stats: np.ndarray, 
         fill_area = int(filled.sum())
         if stats[i, 4] >= 0.3 * fill_area:
             continue  # not a closed ring (e.g. a band cut open by an arrow head)
-        col = np.median(work[y0:y1, x0:x1][m.astype(bool)], axis=0)
+        col = fill_color(work[y0:y1, x0:x1], m).astype(np.float64)
         out.append((x0, y0, x1, y1, filled.astype(bool), fill_area, col))
     return out
 
@@ -1327,10 +1346,9 @@ def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray)
     outer circle 5 px outside the inner one, well under a text line), unlike a subgraph frame
     or a loop of edges around a node, whose padding is wide and uneven (title on top)."""
     for c in cands:
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if not len(inner):
+        fill = _fill_colour(work, c)
+        if fill is None:
             continue
-        fill = np.median(inner, axis=0)
         for x0, y0, x1, y1, filled, fill_area, col in rings:
             if not (x0 <= c.x0 and y0 <= c.y0 and x1 >= c.x1 and y1 >= c.y1):
                 continue
@@ -1342,6 +1360,7 @@ def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray)
             if max(gaps) > max(3.0, 0.6 * c.text_h) or max(gaps) - min(gaps) > max(2.0, 0.35 * max(gaps)):
                 continue
             c.x0, c.y0, c.x1, c.y1, c.filled, c.fill_area = x0, y0, x1, y1, filled, fill_area
+            c.fill = None  # the interior changed
             break
     return cands
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from flowpath.geometry import Region, box_holds
 from flowpath.segment.postprocess import (
+    channel_min,
     fill_holes,
     innermost,
     innermost_regions,
@@ -65,7 +66,7 @@ def page_contrast(image: np.ndarray, stroke_guess: int = 9) -> np.ndarray:
     """
     import cv2
 
-    grey = image.min(axis=2) if image.ndim == 3 else image
+    grey = channel_min(image) if image.ndim == 3 else image
     k = 2 * stroke_guess + 1
     # on a half-size copy: the page's brightness varies slowly, and this is the costly step
     small = cv2.resize(grey, (max(1, grey.shape[1] // 2), max(1, grey.shape[0] // 2)),
@@ -298,7 +299,7 @@ def _fine_node(box: tuple[int, int, int, int], image: np.ndarray, letter: float,
     x0, y0, x1, y1 = box
     if min(x1 - x0, y1 - y0) < 1.5 * letter:
         return False
-    grey = image.min(axis=2) if image.ndim == 3 else image
+    grey = channel_min(image) if image.ndim == 3 else image
     h, w = grey.shape
     dark = 0.88 * float(np.percentile(grey[::4, ::4], 75))  # the page, less a faint tint
     d, t = int(round(2 * sw)) + 1, max(3, int(round(2 * sw)))
