@@ -46,6 +46,8 @@ from flowpath.segment.colour import colour_regions
 from flowpath.segment.postprocess import (
     CLASSICAL_MAX_PIXELS,
     TEXT_STEP,
+    channel_max,
+    fill_color,
     fill_convex_holes,
     fill_holes,
     holds_text,
@@ -54,7 +56,14 @@ from flowpath.segment.postprocess import (
     resolve_overlaps,
     working_scale,
 )
-from flowpath.segment.strokes import glyph_height, holds_ink, ink_mask, stroke_regions
+from flowpath.segment.strokes import (
+    glyph_height,
+    holds_ink,
+    ink_mask,
+    letter_ink,
+    page_contrast,
+    stroke_regions,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +86,8 @@ class _Cand:
     score: float = 1.0
     #: let in by one line's height (`_touching_lines`): printed charts only
     touching_lines: bool = False
+    #: median colour of the interior (`_fill_colour`), taken once: every test asks for it
+    fill: np.ndarray | None = None
 
     @property
     def w(self) -> int:
@@ -175,8 +186,8 @@ class ClassicalSegmenter(Segmenter):
         self._walks: dict[tuple, tuple] = {}
         self._surrounds: dict[tuple, np.ndarray] = {}
         self._bg_of: dict[tuple, np.ndarray] = {}
-        flat = ~_boundary_mask(work, self.edge_threshold)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
+        self._fill_of: dict[tuple, np.ndarray] = {}
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(_flat_mask(work, self.edge_threshold), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
         # the stroke pass also runs on clean renders whose flat pass shows a hand-drawn look,
         # and on small ones, where it costs little and a sketch's look is under a pixel
@@ -206,11 +217,18 @@ class ClassicalSegmenter(Segmenter):
             cands = [c for c in cands if not c.touching_lines]
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
         ink = None
-        if self.strokes and (rough or not clean):
+        letters = None  # the ink the letters are in (`holds_ink`, `glyph_height`)
+        letter = 0.0
+        if self.strokes and rough:
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
-            # colour is 30-40 % darker than the page and would fill every node's inside
-            ink = (ink_mask(work, HAND_DRAWN_INK_CONTRAST, ruling=False) if rough
-                   else ink_mask(work, PAGE_INK_CONTRAST))
+            # colour is 30-40 % darker than the page and would fill every node's inside; a
+            # thin font squeezed under a pixel's width is fainter than that (`letter_ink`)
+            contrast = page_contrast(work)
+            ink = contrast > HAND_DRAWN_INK_CONTRAST
+            letters = letter_ink(ink, contrast > PAGE_INK_CONTRAST)
+            letter = glyph_height(letters)
+        elif self.strokes and not clean:
+            ink = letters = ink_mask(work, PAGE_INK_CONTRAST)
         blobs: list[Region] = []
         if text_h < self.small_text:
             # tiny chart (e.g. a wide left-to-right chart squeezed to 1600 px): text touches the
@@ -219,7 +237,7 @@ class ClassicalSegmenter(Segmenter):
             blobs = self._blob_regions(work, bg, sx, sy, (H, W), pen=pen, convex_holes=printed)
         strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks,
                                   bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough,
-                                  fine_gap=HAND_DRAWN_FINE_GAP if rough else 0)
+                                  fine_gap=HAND_DRAWN_FINE_GAP if rough else 0, letter=letter if rough else None)
                    if ink is not None else [])
         # printed charts are cropped tight to the drawing: a node may touch the image's edge
         colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks,
@@ -241,9 +259,8 @@ class ClassicalSegmenter(Segmenter):
             r = self._region(mask, x0, y0, c.score, sx, sy, (H, W))
             if r is not None:
                 regions.append(r)
-                inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-                page_coloured.append(bool(len(inner)) and float(
-                    np.abs(np.median(inner, axis=0) - bg).max()) <= POCKET_FILL_STEP)
+                fill = _fill_colour(work, c)
+                page_coloured.append(fill is not None and float(np.abs(fill - bg).max()) <= POCKET_FILL_STEP)
         if passes is None and not rough:
             regions = _drop_loop_lenses(regions, page_coloured, (1.0 + LENS_TOUCH) / min(sx, sy))
         if colours and blobs:  # the colour layer outlines a filled node closer than a blob
@@ -252,11 +269,10 @@ class ClassicalSegmenter(Segmenter):
         if rough:  # a blob keeps the arrowheads and overshoots touching an outline
             blobs = _yield_to_strokes(blobs, strokes)
             # a letter's counter (O, D, B) closed by the pen is a solid, outlined blob too
-            letter = glyph_height(ink) if ink is not None else 0.0
             blobs = _letter_sized_out(blobs, letter, sx, sy)
         flat_regions = regions + blobs
-        if ink is not None:  # cells of squared paper are flat regions that hold no ink
-            flat_regions = holds_ink(flat_regions, ink, sx, sy)
+        if letters is not None:  # cells of squared paper are flat regions that hold no ink
+            flat_regions = holds_ink(flat_regions, letters, sx, sy)
         if rough:  # a subgraph frame whose hachure-filled nodes only the stroke pass found
             flat_regions = _frames_out(flat_regions, strokes, letter, sx, sy)
         regions = _prefer_filled(_prefer_outlined(flat_regions, strokes), colours)
@@ -303,7 +319,7 @@ class ClassicalSegmenter(Segmenter):
         import cv2
 
         H, W = work.shape[:2]
-        fg = (np.abs(work.astype(np.int16) - bg).max(axis=2) > 30).astype(np.uint8)
+        fg = (channel_max(np.abs(work.astype(np.int16) - bg)) > 30).astype(np.uint8)
         # with ``convex_holes`` (printed charts) node insides are filled, not the page the
         # connectors close off between the nodes
         solid = fill_convex_holes(fg, self.min_solidity) if convex_holes else fill_holes(fg)
@@ -369,7 +385,7 @@ class ClassicalSegmenter(Segmenter):
             fill_area = int(filled.sum())
             if area[i] < 0.3 * fill_area:
                 # a ring: a thick stroke, or the band between a double circle's two outlines
-                ring_col = np.median(work[y0:y1, x0:x1][m.astype(bool)], axis=0)
+                ring_col = fill_color(work[y0:y1, x0:x1], m).astype(np.float64)
                 rings.append((x0, y0, x1, y1, filled.astype(bool), fill_area, ring_col))
                 continue
             hull_area = cv2.contourArea(cv2.convexHull(outer)) + cv2.arcLength(outer, True) / 2
@@ -422,8 +438,8 @@ class ClassicalSegmenter(Segmenter):
         ya, yb, xa, xb = max(c.y0 - p, 0), min(c.y1 + p, H), max(c.x0 - p, 0), min(c.x1 + p, W)
         m = np.zeros((yb - ya, xb - xa), np.uint8)
         m[c.y0 - ya:c.y0 - ya + c.h, c.x0 - xa:c.x0 - xa + c.w] = c.filled
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        fill = np.median(inner, axis=0).astype(np.float32) if len(inner) else bg.astype(np.float32)
+        interior = _fill_colour(work, c)
+        fill = (interior if interior is not None else bg).astype(np.float32)
         dist = cv2.distanceTransform(1 - m, cv2.DIST_L1, 3)
         band = (dist >= 1) & (dist <= maxd)
         d = dist[band].astype(np.int64)
@@ -431,13 +447,14 @@ class ClassicalSegmenter(Segmenter):
         # a node on a subgraph's fill: stroke is what differs from that fill (looked for only
         # when the walk's last ring is mostly not the page background)
         last = px[d == d.max()] if len(d) else px
-        if len(last) and (np.abs(last - bg).max(axis=1) > 24).mean() > 0.5:
+        if len(last) and (channel_max(np.abs(last - bg)) > 24).mean() > 0.5:
             bg = self._surround(work, c, bg)
         self._bg_of[key] = bg
+        self._fill_of[key] = fill
         seg = bg.astype(np.float32) - fill
         seg_len2 = float(seg @ seg)
         t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
-        other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
+        other = channel_max(np.abs(px - (fill + t[:, None] * seg))) > 24
         total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
         ok = total > 0
         n = int(np.argmin(ok)) if not ok.all() else len(ok)  # rings up to the first empty one
@@ -478,9 +495,9 @@ class ClassicalSegmenter(Segmenter):
         # ink touching the region's edge is not a hole of the flat region: look 2 px further out
         reach = cv2.dilate(m, np.ones((5, 5), np.uint8)).astype(bool)
         crop = work[ya:ya + m.shape[0], xa:xa + m.shape[1]].astype(np.int16)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        fill = np.median(inner, axis=0).astype(np.int16)
-        ink = reach & (np.abs(crop - fill).max(axis=2) > 60) & (np.abs(crop - bg).max(axis=2) > 60)
+        interior = _fill_colour(work, c)
+        fill = (interior if interior is not None else np.full(3, np.nan)).astype(np.int16)
+        ink = reach & (channel_max(np.abs(crop - fill)) > 60) & (channel_max(np.abs(crop - bg)) > 60)
         # keep ink blobs lying mostly inside the region (text), not edges that end at its border
         n, lab, st, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
         # convex hull: text touching the box edge makes notches in the flat region itself
@@ -511,10 +528,9 @@ class ClassicalSegmenter(Segmenter):
         connectors and by the nodes they join; a node keeps clear of its neighbours). On the wild
         tuning sets every flat interior matching a node differed from its surround by >= 115."""
         key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if key not in self._bg_of or not len(inner):
+        fill = _fill_colour(work, c)
+        if key not in self._bg_of or fill is None:
             return False
-        fill = np.median(inner, axis=0)
         if np.abs(fill - self._bg_of[key]).max() > POCKET_FILL_STEP:
             return False
         for r in colours:
@@ -534,10 +550,15 @@ class ClassicalSegmenter(Segmenter):
         fracs, m, ya, xa = self._stroke_profile(work, c, bg)
         t = self._stroke_width(fracs)
         grow = (self._stroke_start(fracs) if t else 1) + int(round(t / 2.0 + 1e-6))
-        # only circles get a second outline (Mermaid's double circle): the walk is skipped for
-        # the other shapes, whose boxes are not square or not ~pi/4 filled
+        # circles may have a second outline (Mermaid's double circle; the Euclidean walk is
+        # skipped for the other shapes, whose boxes are not square or not ~pi/4 filled), and
+        # boxes a second rectangle with the page between (Graphviz's ``peripheries=2``)
         if t and abs(c.w - c.h) <= 0.1 * max(c.w, c.h) and 0.7 <= c.fill_area / (c.w * c.h) <= 0.86:
             outer = self._second_outline(work, c, bg)
+            if outer is not None:
+                return outer
+        elif t:
+            outer = self._second_box(work, c)
             if outer is not None:
                 return outer
         out = cv2.dilate(m, cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), iterations=grow) if grow else m
@@ -561,10 +582,10 @@ class ClassicalSegmenter(Segmenter):
         Returns ``(mask, y0, x0)`` grown to the outer centre line, or None (no second outline).
         """
         dist, ya, xa, maxd = self._euclidean_walk(work, c)
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if not len(inner):
+        interior = _fill_colour(work, c)
+        if interior is None:
             return None
-        fill = np.median(inner, axis=0).astype(np.float32)
+        fill = interior.astype(np.float32)
         bg = self._bg_of[(c.x0, c.y0, c.x1, c.y1, c.fill_area)]  # the surround `_stroke_profile` used
         ring = np.rint(dist).astype(np.int64)
         sel = (ring >= 1) & (ring <= maxd)
@@ -574,44 +595,70 @@ class ClassicalSegmenter(Segmenter):
         seg_len2 = float(seg @ seg)
         fill_is_bg = seg_len2 <= 3 * 24 ** 2
         t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
-        other = np.abs(px - (fill + t[:, None] * seg)).max(axis=1) > 24
+        other = channel_max(np.abs(px - (fill + t[:, None] * seg))) > 24
         # the band is the fill colour; with a background-coloured fill, either colour
-        band_like = np.abs(px - fill).max(axis=1) <= 24
+        band_like = channel_max(np.abs(px - fill)) <= 24
         if fill_is_bg:
-            band_like |= np.abs(px - bg.astype(np.float32)).max(axis=1) <= 24
+            band_like |= channel_max(np.abs(px - bg.astype(np.float32))) <= 24
         total = np.bincount(d, minlength=maxd + 1)[1:].astype(float)
         if not (total > 0).all():
             return None  # the crop hit the image border
         f_other = np.bincount(d, weights=other, minlength=maxd + 1)[1:] / total
         f_band = np.bincount(d, weights=band_like, minlength=maxd + 1)[1:] / total
-        n = len(f_other)
-        k = next((k for k in range(3) if f_other[k] > 0.5), None)
-        if k is None:
+        grow = _outer_outline(f_other, f_band, c.text_h, all_round=fill_is_bg)
+        return None if grow is None else (ring <= grow, ya, xa)
+
+    def _second_box(self, work: np.ndarray, c: _Cand) -> tuple[np.ndarray, int, int] | None:
+        """A second rectangle right around a box's stroke with the page between (Graphviz's
+        ``peripheries=2``, the generator's subroutine shape): the node ends at the outer
+        rectangle's centre line, where the node's geometry lies and where its connectors end.
+        Left outside the node, the outer outline joined the connector entering the box to the
+        one leaving it, and a small box found as its inner one missed its region at IoU 0.7.
+
+        A rectangular interior's rings are its box's sides moved out one px at a time, so the
+        walk reads four strips of pixels (cheap enough to ask of every box). The page between
+        the outlines is what lies outside every node, so the outer rectangle must go all the way
+        round (`_outer_outline`), as a neighbour's outline or a connector running by does not.
+
+        Returns ``(mask, y0, x0)``: the box grown to the outer centre line, or None.
+        """
+        if c.fill_area < 0.9 * c.w * c.h:
+            return None  # not a box
+        H, W = work.shape[:2]
+        # a text line's height (at least 12 px), or less where the box nears the image's edge
+        # (a wide left-to-right chart squeezed to 72 px high)
+        reach = min(max(12, int(round(c.text_h))), c.y0, c.x0, H - c.y1, W - c.x1)
+        if reach < 4:
             return None
-        s1 = k
-        while k < n and f_other[k] > 0.5:
-            k += 1
-        b0 = k  # the band: rings up to the next stroke (the rings beside a stroke are mixed)
-        while k < n and f_other[k] <= 0.5:
-            k += 1
-        s2 = k
-        while k < n and f_other[k] > 0.5:
-            k += 1
-        t1, band, t2 = b0 - s1, s2 - b0, k - s2
-        if not (band and t2 and k < n):
-            return None  # no band, no outer stroke, or the outer stroke runs off the walk
-        if band > max(2.0, 0.5 * c.text_h) or t2 > 2 * t1 + 2:
-            return None  # too far out for a double circle, or not a stroke
-        if f_band[b0:s2].max() < 0.8:
-            return None  # no ring of the fill colour between the outlines
-        # an outline's ink spreads over two or three rings (anti-aliasing, sub-pixel position):
-        # compare the two outlines' ink summed over their rings and one ring either side
-        ink1, ink2 = f_other[max(s1 - 1, 0):b0 + 1].sum(), f_other[s2 - 1:k + 1].sum()
-        if fill_is_bg and (f_other[s2:k].max() < 0.6 or ink2 < 0.7 * ink1):
-            return None  # not all the way round: a neighbour's stroke or an edge
-        # rings s2+1 .. s2+t2 hold the outer stroke: keep its inner half, rounding up as
-        # `_grow_to_stroke` does (the region's outline runs half a pixel outside its pixels)
-        return ring <= s2 + (t2 + 1) // 2, ya, xa
+        key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
+        fill, bg = self._fill_of[key], self._bg_of[key].astype(np.float32)  # as `_stroke_profile`'s
+        seg = bg - fill
+        seg_len2 = max(float(seg @ seg), 1e-6)
+
+        def walk(strip: np.ndarray) -> int | None:
+            # row d - 1 of a strip lies d px outside the box
+            px = strip.astype(np.float32)
+            t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1)
+            other = np.abs(px - (fill + t[..., None] * seg)).max(axis=2) > 24
+            page = np.abs(px - bg).max(axis=2) <= 24
+            # a rectangle's side lies on one ring (so most of it is stroke), while the ring
+            # right inside the box's stroke is often anti-aliased fill counted as stroke
+            # (inner outline 3 rings of ink, outer 2: `_second_outline`'s 0.7 of the ink is
+            # too strict here)
+            return _outer_outline(other.mean(axis=1), page.mean(axis=1), c.text_h, all_round=True,
+                                  cover=0.8, min_ink=0.5)
+
+        # the top side alone first: most boxes have no second outline, and it costs a quarter
+        if walk(work[c.y0 - reach:c.y0, c.x0:c.x1:3][::-1]) is None:
+            return None
+        grow = walk(np.concatenate([
+            work[c.y0 - reach:c.y0, c.x0:c.x1][::-1], work[c.y1:c.y1 + reach, c.x0:c.x1],
+            work[c.y0:c.y1, c.x0 - reach:c.x0][:, ::-1].transpose(1, 0, 2),
+            work[c.y0:c.y1, c.x1:c.x1 + reach].transpose(1, 0, 2)], axis=1))
+        if grow is None:
+            return None
+        mask = np.ones((c.h + 2 * grow, c.w + 2 * grow), bool)
+        return mask, c.y0 - grow, c.x0 - grow
 
     def _euclidean_walk(self, work: np.ndarray, c: _Cand) -> tuple[np.ndarray, int, int, int]:
         """Euclidean distance from the interior over a crop reaching a text line's height
@@ -644,13 +691,58 @@ class ClassicalSegmenter(Segmenter):
             out = bg
             if len(px):
                 med = np.median(px, axis=0).astype(np.int16)
-                inner = work[c.y0:c.y1, c.x0:c.x1][c.filled].astype(np.int16)
-                fill = np.median(inner, axis=0) if len(inner) else med
+                interior = _fill_colour(work, c)
+                fill = interior if interior is not None else med
                 if (np.abs(med - bg).max() > 24 and np.abs(med - fill).max() > 24
-                        and (np.abs(px - med).max(axis=1) <= 24).mean() >= 0.6):
+                        and (channel_max(np.abs(px - med)) <= 24).mean() >= 0.6):
                     out = med
             self._surrounds[key] = out
         return self._surrounds[key]
+
+
+def _outer_outline(f_other: np.ndarray, f_band: np.ndarray, text_h: float, all_round: bool,
+                   cover: float = 0.6, min_ink: float = 0.7) -> int | None:
+    """Where a second outline hugging a node's stroke ends, from a walk outwards over rings
+    1, 2, ... px outside the interior: ``f_other[i]``, the share of ring i + 1 that is stroke
+    (neither fill nor background), ``f_band[i]`` the share of the band's colour.
+
+    The walk must see the stroke, a band of the band's colour no wider than half a text line
+    (a double circle's 5 px, Graphviz's 4 pt), and a second stroke of about the same width
+    that ends inside the walk. ``all_round``: the band could be what lies outside any node (the
+    page), so the outer stroke must cover most of its ring (``cover``) and carry ``min_ink`` of
+    the inner stroke's ink, as a neighbour's stroke or an edge passing by does not.
+
+    Returns the ring up to which the node reaches (the outer stroke's inner half, rounded up
+    as `ClassicalSegmenter._grow_to_stroke` does: the region's outline runs half a pixel
+    outside its pixels), or None.
+    """
+    n = len(f_other)
+    k = next((k for k in range(min(3, n)) if f_other[k] > 0.5), None)
+    if k is None:
+        return None
+    s1 = k
+    while k < n and f_other[k] > 0.5:
+        k += 1
+    b0 = k  # the band: rings up to the next stroke (the rings beside a stroke are mixed)
+    while k < n and f_other[k] <= 0.5:
+        k += 1
+    s2 = k
+    while k < n and f_other[k] > 0.5:
+        k += 1
+    t1, band, t2 = b0 - s1, s2 - b0, k - s2
+    if not (band and t2 and k < n):
+        return None  # no band, no outer stroke, or the outer stroke runs off the walk
+    if band > max(2.0, 0.5 * text_h) or t2 > 2 * t1 + 2:
+        return None  # too far out for a second outline, or not a stroke
+    if f_band[b0:s2].max() < 0.8:
+        return None  # no ring of the band's colour between the outlines
+    # an outline's ink spreads over two or three rings (anti-aliasing, sub-pixel position):
+    # compare the two outlines' ink summed over their rings and one ring either side
+    ink1, ink2 = f_other[max(s1 - 1, 0):b0 + 1].sum(), f_other[s2 - 1:k + 1].sum()
+    if all_round and (f_other[s2:k].max() < cover or ink2 < min_ink * ink1):
+        return None  # not all the way round: a neighbour's stroke or an edge
+    # rings s2 + 1 .. s2 + t2 hold the outer stroke: keep its inner half
+    return s2 + (t2 + 1) // 2
 
 
 #: a region is one cell of squared paper when each side of its box is within these shares of
@@ -849,14 +941,26 @@ def _prefer_filled(flat: list[Region], colours: list[Region]) -> list[Region]:
     return [f for i, f in enumerate(flat) if i not in drop] + keep
 
 
+def _fill_colour(work: np.ndarray, c: _Cand) -> np.ndarray | None:
+    """Median colour of a candidate's interior (``c.filled``), float64 as ``np.median`` of its
+    pixels gives it (`fill_color`: from histograms, no gather of the pixels), or None when the
+    interior holds no pixel. Kept on the candidate: the ring, stroke, label, pocket and
+    page-colour tests all ask for it."""
+    if c.fill is None and c.filled.any():
+        c.fill = fill_color(work[c.y0:c.y1, c.x0:c.x1], c.filled).astype(np.float64)
+    return c.fill
+
+
 def _holes_hold_text(crop: np.ndarray, flat: np.ndarray, holes: np.ndarray) -> bool:
     """Whether the holes of a flat region (``flat``, ``holes``: bool masks over the RGB ``crop``)
     hold text: enough of their pixels far from the region's own colour (`holds_text`). On a
     JPEG raster a region of one colour (a filled start dot) has holes too: specks of
     compression noise a few levels off, where a label's glyphs are ink of another colour."""
     step = 3 if min(flat.shape) >= 30 else 1  # a sample of the fill is enough for its median
-    fill = np.median(crop[::step, ::step][flat[::step, ::step]], axis=0)
-    return holds_text(np.abs(crop[holes].astype(np.int16) - fill).max(axis=1))
+    sample = flat[::step, ::step]
+    fill = (fill_color(np.ascontiguousarray(crop[::step, ::step]), sample).astype(np.float64) if sample.any()
+            else np.full(3, np.nan))  # what numpy's median of no pixels gives
+    return holds_text(channel_max(np.abs(crop[holes].astype(np.int16) - fill)))
 
 
 def _label_in_middle(c: _Cand, labels: np.ndarray) -> bool:
@@ -888,7 +992,7 @@ def _blob_holds_text(crop: np.ndarray, blob: np.ndarray) -> bool:
     core = dist >= 3
     if not core.any():
         return False
-    dev = np.abs(crop.astype(np.int16) - np.median(crop[core], axis=0)).max(axis=2)
+    dev = channel_max(np.abs(crop.astype(np.int16) - fill_color(crop, core).astype(np.float64)))
     inside = np.zeros(blob.shape, bool)
     for step in (TEXT_STEP // 2, TEXT_STEP):
         off = ((dev > step) & blob.astype(bool)).astype(np.uint8)
@@ -1075,7 +1179,7 @@ def _top_stroke_spread(c: _Cand, work: np.ndarray, bg: np.ndarray) -> float | No
     top = cols.argmax(axis=0) + c.y0  # first interior row of each column
     ya = max(0, int(top.min()) - STROKE_WALK)
     strip = work[ya:int(top.max()), c.x0 + lo:c.x0 + hi]
-    dark = np.abs(strip.astype(np.int16) - bg).max(axis=2) > 60
+    dark = channel_max(np.abs(strip.astype(np.int16) - bg)) > 60
     xs = np.arange(hi - lo)
     rows = top - ya
     thick = np.zeros(len(xs), np.int64)
@@ -1118,35 +1222,41 @@ def _one_line(offsets: np.ndarray) -> bool:
 
 
 def _background_colour(image: np.ndarray) -> np.ndarray:
-    """Most common colour along the image border (white for Mermaid renders), int16 RGB."""
-    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).astype(np.int16)
-    vals, counts = np.unique(border // 4, axis=0, return_counts=True)
-    return (vals[np.argmax(counts)] * 4 + 2).astype(np.int16)
+    """Most common colour along the image border (white for Mermaid renders), int16 RGB: counted
+    in bins of 4 levels, ties to the lowest (R, G, B) bin."""
+    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])[:, :3].astype(np.int32) // 4
+    # one code per bin, ordered as the (R, G, B) bins themselves (6 bits each)
+    codes, counts = np.unique((border[:, 0] << 12) | (border[:, 1] << 6) | border[:, 2], return_counts=True)
+    code = int(codes[np.argmax(counts)])
+    return (np.array([code >> 12, (code >> 6) & 63, code & 63]) * 4 + 2).astype(np.int16)
 
 
-def _boundary_mask(image: np.ndarray, threshold: int) -> np.ndarray:
-    """Pixels on either side of a colour step larger than ``threshold`` (max over RGB)."""
+def _flat_mask(image: np.ndarray, threshold: int) -> np.ndarray:
+    """uint8 mask, 255 where a pixel is on neither side of a colour step larger than
+    ``threshold`` (max over RGB) to its neighbour 1 px away, nor in the middle of one 2 px wide;
+    0 on boundary pixels (strokes, text, anti-aliasing)."""
     import cv2
 
-    def step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        d = cv2.absdiff(a, b)
-        ch = cv2.split(d)
-        return cv2.max(cv2.max(ch[0], ch[1]), ch[2]) > threshold
+    def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # 255 where no channel steps further
+        return cv2.inRange(cv2.absdiff(a, b), (0, 0, 0), (threshold, threshold, threshold))
 
-    dx = step(image[:, 1:], image[:, :-1])
-    dy = step(image[1:], image[:-1])
-    b = np.zeros(image.shape[:2], bool)
-    b[:, 1:] |= dx
-    b[:, :-1] |= dx
-    b[1:] |= dy
-    b[:-1] |= dy
+    flat = np.full(image.shape[:2], 255, np.uint8)
+
+    def keep(rows: slice, cols: slice, step: np.ndarray) -> None:
+        cv2.bitwise_and(flat[rows, cols], step, dst=flat[rows, cols])
+
+    every, head, tail, middle = slice(None), slice(None, -1), slice(1, None), slice(1, -1)
+    dx = same(image[:, 1:], image[:, :-1])
+    keep(every, tail, dx)
+    keep(every, head, dx)
+    dy = same(image[1:], image[:-1])
+    keep(tail, every, dy)
+    keep(head, every, dy)
     # a two-pixel step catches anti-aliased ramps between similar colours (dark stroke on a
     # dark fill), whose single-pixel steps all stay under the threshold; it marks the middle pixel
-    dx2 = step(image[:, 2:], image[:, :-2])
-    dy2 = step(image[2:], image[:-2])
-    b[:, 1:-1] |= dx2
-    b[1:-1] |= dy2
-    return b
+    keep(every, middle, same(image[:, 2:], image[:, :-2]))
+    keep(middle, every, same(image[2:], image[:-2]))
+    return flat
 
 
 def _merge_pieces(cands: list[_Cand], labels: np.ndarray) -> list[_Cand]:
@@ -1222,7 +1332,7 @@ def _enclosing_rings(cands: list[_Cand], labels: np.ndarray, stats: np.ndarray, 
         fill_area = int(filled.sum())
         if stats[i, 4] >= 0.3 * fill_area:
             continue  # not a closed ring (e.g. a band cut open by an arrow head)
-        col = np.median(work[y0:y1, x0:x1][m.astype(bool)], axis=0)
+        col = fill_color(work[y0:y1, x0:x1], m).astype(np.float64)
         out.append((x0, y0, x1, y1, filled.astype(bool), fill_area, col))
     return out
 
@@ -1236,10 +1346,9 @@ def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray)
     outer circle 5 px outside the inner one, well under a text line), unlike a subgraph frame
     or a loop of edges around a node, whose padding is wide and uneven (title on top)."""
     for c in cands:
-        inner = work[c.y0:c.y1, c.x0:c.x1][c.filled]
-        if not len(inner):
+        fill = _fill_colour(work, c)
+        if fill is None:
             continue
-        fill = np.median(inner, axis=0)
         for x0, y0, x1, y1, filled, fill_area, col in rings:
             if not (x0 <= c.x0 and y0 <= c.y0 and x1 >= c.x1 and y1 >= c.y1):
                 continue
@@ -1251,6 +1360,7 @@ def _adopt_outer_rings(cands: list[_Cand], rings: list[tuple], work: np.ndarray)
             if max(gaps) > max(3.0, 0.6 * c.text_h) or max(gaps) - min(gaps) > max(2.0, 0.35 * max(gaps)):
                 continue
             c.x0, c.y0, c.x1, c.y1, c.filled, c.fill_area = x0, y0, x1, y1, filled, fill_area
+            c.fill = None  # the interior changed
             break
     return cands
 

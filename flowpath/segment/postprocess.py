@@ -1,6 +1,8 @@
 """Shared glue of the segmenters (numpy + OpenCV + pycocotools, no torch).
 
 * Resize policy: `working_scale` picks the factor an image is processed at.
+* `fill_color`: the exact median colour under a mask (the segmenter's and the OCR crops').
+* `channel_max` / `channel_min`: per-pixel extremes over RGB without numpy's slow axis reduction.
 * `region_from_mask`: a binary mask -> `Region` (polygon, xyxy bbox, COCO RLE, score), in
   original-image pixels.
 * `resolve_overlaps`: drop duplicates and nested detections.
@@ -25,6 +27,39 @@ FAINT_TEXT_PIXELS = 24
 #: levels off their fill; the text of the wild tuning sets' nodes holds hundreds of pixels
 #: over 100 off)
 MIN_TEXT_PIXELS = 8
+
+
+def fill_color(rgb: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per-channel median ``(3,)`` float32 of the uint8 ``rgb`` pixels where ``mask`` is True:
+    exactly ``np.median(rgb[mask].astype(np.float32), axis=0)`` (a median of whole levels is a
+    whole or half level: the same in float64), from each channel's 256-bin histogram (OpenCV, no
+    gather and no sort): much cheaper than numpy's partition of the masked pixels. The
+    segmenter takes it for every candidate's fill and rings, the OCR crops 12 times per node
+    (fill, 9 blocks of the flat-fill gate, ink colour, line height). ``mask`` (bool or 0/1) must
+    hold at least one pixel."""
+    import cv2
+
+    m = mask.astype(np.uint8)
+    out = np.empty(3, np.float32)
+    for c in range(3):
+        cum = np.cumsum(cv2.calcHist([rgb], [c], m, [256], [0, 256]).ravel())
+        n = int(cum[-1])
+        # the sorted values at n // 2 (and n // 2 - 1 for an even count, averaged as numpy does)
+        hi = int(np.searchsorted(cum, n // 2, side="right"))
+        lo = hi if n % 2 else int(np.searchsorted(cum, n // 2 - 1, side="right"))
+        out[c] = (lo + hi) / 2
+    return out
+
+
+def channel_max(a: np.ndarray) -> np.ndarray:
+    """``a.max(axis=-1)`` over 3 channels, written out: the same values without numpy's slow
+    reduction over a length-3 axis (about 10x the time on a page)."""
+    return np.maximum(np.maximum(a[..., 0], a[..., 1]), a[..., 2])
+
+
+def channel_min(a: np.ndarray) -> np.ndarray:
+    """``a.min(axis=-1)`` over 3 channels, written out (see `channel_max`)."""
+    return np.minimum(np.minimum(a[..., 0], a[..., 1]), a[..., 2])
 
 
 def working_scale(height: int, width: int, max_pixels: int = CLASSICAL_MAX_PIXELS) -> float:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from flowpath.segment.postprocess import fill_color
+
 #: a node whose fill (median over a text line) varies more than this over its interior (RGB
 #: levels: gradients, bevels, shadows, JPEG-blotched small renders) is read against its local
 #: fill; flatter fills against their one median colour
@@ -273,24 +275,6 @@ def _block_spread(rgb: np.ndarray, inside: np.ndarray) -> float:
             if sub.sum() >= 16:
                 medians.append(fill_color(rgb[block], sub))
     return float(np.ptp(np.asarray(medians), axis=0).max()) if len(medians) > 1 else 0.0
-
-
-def fill_color(rgb: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Per-channel median ``(3,)`` float32 of the uint8 ``rgb`` pixels where ``mask`` is True:
-    exactly ``np.median(rgb[mask].astype(np.float32), axis=0)``, from each channel's 256-bin
-    histogram (OpenCV, no sort): much cheaper than numpy's partition of the masked pixels, and
-    taken 12 times per node (fill, 9 blocks of the flat-fill gate, ink colour, line height).
-    ``mask`` must hold at least one pixel."""
-    m = mask.astype(np.uint8)
-    out = np.empty(3, np.float32)
-    for c in range(3):
-        cum = np.cumsum(cv2.calcHist([rgb], [c], m, [256], [0, 256]).ravel())
-        n = int(cum[-1])
-        # the sorted values at n // 2 (and n // 2 - 1 for an even count, averaged as numpy does)
-        hi = int(np.searchsorted(cum, n // 2, side="right"))
-        lo = hi if n % 2 else int(np.searchsorted(cum, n // 2 - 1, side="right"))
-        out[c] = (lo + hi) / 2
-    return out
 
 
 def color_distance(rgb: np.ndarray, fill: np.ndarray) -> np.ndarray:
