@@ -87,7 +87,7 @@ _SYNONYMS = {"the": "", "a": "", "two": "2", "cups": "cup", "check": "verify", "
 
 
 def random_chart(rng: random.Random, n_steps: int | None = None, domain: str | None = None,
-                 numeric_rate: float = 0.0) -> tuple[FlowChart, str]:
+                 numeric_rate: float = 0.0, decision_rate: float = 0.35) -> tuple[FlowChart, str]:
     """A procedural flowchart: start, process steps, yes/no decisions (skip, loop, branch), end.
 
     Args:
@@ -96,6 +96,7 @@ def random_chart(rng: random.Random, n_steps: int | None = None, domain: str | N
         domain: ``instruct`` | ``code`` | ``wiki`` (default random).
         numeric_rate: share of decisions that compare a quantity with a threshold
             ("Is the credit score above 600?") instead of a yes/no check.
+        decision_rate: chance that a check follows a step (where one can).
 
     Returns:
         ``(chart, domain)``; node ids are ``A, B, ...`` in creation order.
@@ -129,7 +130,7 @@ def random_chart(rng: random.Random, n_steps: int | None = None, domain: str | N
         for j in joins:
             fc.add_edge(Edge(j, cur))
         joins, label, prev = [], None, cur
-        if checks and i + 2 < len(steps) and rng.random() < 0.35:
+        if checks and i + 2 < len(steps) and rng.random() < decision_rate:
             if numeric_rate and rng.random() < numeric_rate:
                 subject, comparison = rng.choice(vocab["numeric"])
                 d = new(f"Is {subject} {comparison} {rng.choice([5, 10, 18, 50, 180, 600, 3000])}?", "rhombus")
@@ -445,6 +446,19 @@ def reword(text: str, rng: random.Random) -> str:
     return " ".join(out) or text
 
 
+def threshold_value(comparison: str, t: int, condition: str, rng: random.Random) -> int:
+    """A value on the ``condition`` (``"yes"``/``"no"``) side of ``comparison t``, within a
+    fifth of ``t`` from it ("above 600", no: 480-600)."""
+    yes, step, sign = condition == "yes", max(1, t // 5), _COMPARE[comparison]
+    if sign == 1:
+        return t + rng.randint(1, step) if yes else t - rng.randint(0, step)
+    if sign == 0:
+        return t + rng.randint(0, step) if yes else t - rng.randint(1, step)
+    if sign == -1:
+        return t - rng.randint(1, step) if yes else t + rng.randint(0, step)
+    return t - rng.randint(0, step) if yes else t + rng.randint(1, step)
+
+
 def settle(decision: str, condition: str, rng: random.Random) -> str | None:
     """A clause that settles ``decision`` (a node text) on ``condition`` (``"yes"``/``"no"``)
     without naming the branch: a number on the right side of the threshold for numeric checks,
@@ -453,16 +467,7 @@ def settle(decision: str, condition: str, rng: random.Random) -> str | None:
     m = _THRESHOLD.match(decision.strip())
     if m:
         subject, comparison, t = m.group(1), m.group(2), int(m.group(3))
-        step = max(1, t // 5)
-        sign = _COMPARE[comparison]
-        if sign == 1:
-            value = t + rng.randint(1, step) if yes else t - rng.randint(0, step)
-        elif sign == 0:
-            value = t + rng.randint(0, step) if yes else t - rng.randint(1, step)
-        elif sign == -1:
-            value = t - rng.randint(1, step) if yes else t + rng.randint(0, step)
-        else:
-            value = t - rng.randint(0, step) if yes else t + rng.randint(1, step)
+        value = threshold_value(comparison, t, condition, rng)
         return rng.choice([f"{subject} is {value}", f"{subject} comes to {value}", f"{subject} reads {value}"])
     words = decision.strip().rstrip("?").split()
     if len(words) < 3 or words[0] not in _AUX:
@@ -892,7 +897,7 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 
 # -- writing a set -----------------------------------------------------------------------------
-STYLES = ("templated", "hard", "flowvqa", "code")
+STYLES = ("templated", "hard", "flowvqa", "code", "scenario")
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
@@ -904,8 +909,11 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     thresholds and ask with `make_hard_questions` (reworded, stories that settle decisions) or
     `make_flowvqa_questions` (persona stories and questions in FlowVQA's documented style);
     ``code`` draws program flowcharts and asks about them in words
-    (`data_gen.code_qa.make_code_questions`)."""
+    (`data_gen.code_qa.make_code_questions`); ``scenario`` draws charts with more (numeric)
+    decisions and asks only applied scenarios whose stories settle several of them in everyday
+    words (`data_gen.scenario_qa.make_scenario_questions`, ``per_type`` + 1 stories a chart)."""
     from data_gen.code_qa import make_code_questions, random_program
+    from data_gen.scenario_qa import make_scenario_questions, scenario_chart
 
     style = style or ("hard" if hard else "templated")
     if style not in STYLES:
@@ -920,6 +928,10 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
                 program = random_program(rng)
                 chart, domain = program.chart, "code"
                 questions = make_code_questions(program, cid, rng, per_type=per_type)
+            elif style == "scenario":
+                chart, domain, thresholds = scenario_chart(rng)
+                questions = make_scenario_questions(chart, cid, rng, per_type=per_type + 1, domain=domain,
+                                                    thresholds=thresholds)
             else:
                 chart, domain = random_chart(rng, numeric_rate=0.0 if style == "templated" else 0.5)
                 make = {"templated": make_questions, "hard": make_hard_questions,
@@ -982,8 +994,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--style", choices=STYLES, default=None,
                    help="question style: templated (default), hard (same as --hard), or flowvqa "
                         "(persona stories, 'what next' and decision-logic questions as FlowVQA documents "
-                        "them, gold by FlowExplainBench's minimum-set rule; docs/reasoning.md), or code "
-                        "(program flowcharts asked about in words; data_gen/code_qa.py)")
+                        "them, gold by FlowExplainBench's minimum-set rule; docs/reasoning.md), code "
+                        "(program flowcharts asked about in words; data_gen/code_qa.py), or scenario "
+                        "(applied scenarios only, stories settling several checks in everyday words; "
+                        "data_gen/scenario_qa.py)")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")

@@ -87,14 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gold-regions", action="store_true", help="transcribe the gold node regions (no segmentation)")
     p.add_argument("--only", default="", help="keep only groups whose value starts with this (e.g. wild)")
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
-    p.add_argument("--learned-ocr", action="store_true",
-                   help="OCRTranscriber(learned=True): the learned recogniser also reads small print")
+    p.add_argument("--no-learned-ocr", action="store_true",
+                   help="OCRTranscriber(learned=False): no learned recogniser on small print (the default before)")
     args = p.parse_args(argv)
     transcriber = None
-    if args.learned_ocr:
+    if args.no_learned_ocr:
         from flowpath.transcribe.ocr import OCRTranscriber
 
-        transcriber = OCRTranscriber(learned=True)
+        transcriber = OCRTranscriber(learned=False)
     import logging
 
     logging.disable(logging.WARNING)

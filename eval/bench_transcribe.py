@@ -11,6 +11,9 @@ thread pool). On a loaded machine compare CPU seconds; on an idle one, wall = ca
 what it waits for, so "cpu - wall" is the time both cores were busy. Segmentation and labelling are
 not timed. The transcriber keeps its OCR engines loaded between charts; loading them is
 timed once, separately, on a warm-up chart (``--no-warmup`` to count it in the first chart).
+The learned small-print recogniser (torch) loads on the first chart whose text lines are small
+(`flowpath.transcribe.ocr.choice`); the summary says whether it did and on how many charts its
+readings were kept (``--no-learned``: `OCRTranscriber(learned=False)`, for an A/B).
 The target is <= 0.9 s per 16-24-node chart on 2 idle cores; under load, compare CPU seconds.
 """
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -31,6 +35,7 @@ def main() -> int:
     ap.add_argument("--engine", default="auto", help="OCRTranscriber engine: auto, tesseract, rapidocr")
     ap.add_argument("--min-nodes", type=int, default=0, help="only charts with at least this many nodes")
     ap.add_argument("--no-warmup", action="store_true", help="do not transcribe one chart before timing")
+    ap.add_argument("--no-learned", action="store_true", help="OCRTranscriber(learned=False)")
     args = ap.parse_args()
 
     from flowpath.datasets.febench import Benchmark
@@ -40,7 +45,7 @@ def main() -> int:
     from flowpath.transcribe import OCRTranscriber
 
     bench = Benchmark(args.bench)
-    tr = OCRTranscriber(workers=args.workers, engine=args.engine)
+    tr = OCRTranscriber(workers=args.workers, engine=args.engine, learned=not args.no_learned)
     if not args.no_warmup and bench.chart_ids:
         chart = bench.chart(bench.chart_ids[0])
         img = load_image(chart.image_path)
@@ -49,6 +54,7 @@ def main() -> int:
         tr([LabelledChart(img, lab, regions)])
         print(f"warm-up (loads the OCR engines) {time.perf_counter() - t:.2f} s")
     rows = []
+    learned_charts = 0
     for cid in bench.chart_ids:
         chart = bench.chart(cid)
         if len(chart.regions) < args.min_nodes:
@@ -59,7 +65,10 @@ def main() -> int:
         result = tr([LabelledChart(img, lab, regions)])[0]
         dt, dc, dm = time.perf_counter() - t, _cpu() - c, time.thread_time() - m
         rows.append((cid, len(regions), dt, dc, dm, result.meta.get("cpu_s", {})))
-        print(f"{cid:24s} nodes={len(regions):3d} {dt:6.2f} s  cpu {dc:6.2f} s  calling thread {dm:6.2f} s")
+        kept = list(result.meta.get("node_engines", {}).values()).count("textrec")
+        print(f"{cid:24s} nodes={len(regions):3d} {dt:6.2f} s  cpu {dc:6.2f} s  calling thread {dm:6.2f} s  "
+              f"lines {result.meta.get('line_height', 0):4.1f} px  learned kept {kept}")
+        learned_charts += bool(kept)
         if len(rows) >= args.limit:
             break
     if not rows:
@@ -79,6 +88,8 @@ def main() -> int:
         rest = statistics.mean(r[3] for r in mid) - sum(stages.values())
         print("  CPU s/chart by step: " + " ".join(f"{k}={v:.3f}" for k, v in stages.items())
               + f" tesseract+other threads={rest:.3f}")
+    print(f"learned recogniser: {'loaded' if 'torch' in sys.modules else 'not loaded (no small print)'}, "
+          f"its reading kept on {learned_charts} of {len(rows)} charts")
     print(f"load average {os.getloadavg()[0]:.1f} (2 idle cores: compare wall; else CPU seconds)")
     return 0
 

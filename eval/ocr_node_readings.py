@@ -30,27 +30,46 @@ ENGINES = ("tesseract", "rapidocr_split", "rapidocr_det", "textrec")
 
 
 def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINES,
-               textrec_model: Path | None = None) -> list[dict[str, Any]]:
-    """One record per gold node with text: each engine's reading of its crop."""
+               textrec_model: Path | None = None, extra_models: dict[str, Path] | None = None,
+               as_needed: bool = False) -> list[dict[str, Any]]:
+    """One record per gold node with text: each engine's reading of its crop.
+
+    ``extra_models`` (name -> folder) are further learned recognisers, recorded as
+    ``textrec:NAME``; ``as_needed``: rapidocr reads only the crops steps 1-2 of
+    `flowpath.transcribe.ocr.choice` would hand it (the others record an empty reading).
+    """
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
     from flowpath.labeller import draw_labels
     from flowpath.mermaid import parse_mermaid
     from flowpath.models.base import LabelledChart
     from flowpath.transcribe.ocr import OCRTranscriber
+    from flowpath.transcribe.ocr.choice import choose_engines
     from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading, split_lines
     from flowpath.transcribe.ocr.recogniser import MODEL_DIR, LineRecogniserEngine
 
     rapid = RapidOCREngine()
     learned = LineRecogniserEngine(textrec_model or MODEL_DIR) if "textrec" in engines else None
+    extra = {f"textrec:{name}": LineRecogniserEngine(path) for name, path in (extra_models or {}).items()}
     captured: list[Any] = []
     heights: list[float | None] = []
+    first_read: list[list[Reading]] = []
 
     class Capturing(OCRTranscriber):
         def read(self, crops: list[Any], line_height: float | None = None) -> list[Reading]:
             captured.append(crops)
             heights.append(line_height)
-            return super().read(crops, line_height)
+            first_read.append(super().read(crops, line_height))
+            return first_read[-1]
+
+    def asked(read: Any, which: str) -> Any:
+        """``read`` on the crops steps 1-2 hand to rapidocr for ``which`` (split/det) only."""
+        def some(crops: list[Any]) -> list[Reading]:
+            plan = choose_engines([None if c is None else r.confidence for c, r in zip(crops, first_read[0], strict=True)])
+            want = set(plan.second) if plan.handwritten == (which == "det") else set()
+            got = iter(read([crops[i] for i in sorted(want)]) if want else [])
+            return [next(got) if i in want else Reading() for i in range(len(crops))]
+        return some if as_needed else read
 
     tr = Capturing(engine="tesseract")
     bm = Benchmark(bench)
@@ -64,14 +83,16 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
         ids = list(letter_regions)  # reading order: the order of the transcriber's crops
         captured.clear()
         heights.clear()
+        first_read.clear()
         tr([LabelledChart(image, labelled, letter_regions, str(chart.image_path))])
         crops = captured[0]
         readings: dict[str, list[Reading]] = {}
         seconds: dict[str, float] = {}
-        for name, read in (("tesseract", tr.tesseract.read), ("rapidocr_split", rapid.recognise),
-                           ("rapidocr_det", rapid.read),
-                           ("textrec", learned.read if learned is not None else None)):
-            if name not in engines or read is None:
+        for name, read in (("tesseract", tr.tesseract.read), ("rapidocr_split", asked(rapid.recognise, "split")),
+                           ("rapidocr_det", asked(rapid.read, "det")),
+                           ("textrec", learned.read if learned is not None else None),
+                           *((k, e.read) for k, e in extra.items())):
+            if name not in engines and name not in extra or read is None:
                 readings[name], seconds[name] = [Reading() for _ in crops], 0.0
                 continue
             t = time.process_time()
@@ -92,7 +113,7 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
                 **{name: {"text": texts[name][i], "conf": round(readings[name][i].confidence, 4),
                           "lines": len(readings[name][i].words) if name != "tesseract" else None,
                           "cpu_s": round(seconds[name], 4)}
-                   for name in ENGINES},
+                   for name in (*ENGINES, *extra)},
             })
     return out
 
@@ -121,10 +142,42 @@ def f1(rows: list[tuple[int, int, int]]) -> float:
     return 2 * tp / (np_ + ng) if np_ + ng else 1.0
 
 
+def steps_1_2(records: list[dict[str, Any]]) -> dict[int, tuple[str, str, float]]:
+    """What steps 1-2 of `flowpath.transcribe.ocr.choice` keep per record (by ``id``): the
+    engine, its text and its confidence."""
+    from flowpath.transcribe.ocr.choice import choose_engines
+    from flowpath.transcribe.ocr.text import fix_letter_slips
+
+    by_chart: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        by_chart[r["chart"]].append(r)
+    first: dict[int, tuple[str, str, float]] = {}
+    for rs in by_chart.values():
+        choice = choose_engines([r["tesseract"]["conf"] for r in rs])
+        for i, r in enumerate(rs):
+            name = "rapidocr_det" if choice.handwritten else "rapidocr_split"
+            if i not in choice.second or not choice.keep_second(r["tesseract"]["conf"], _get(r, name)["conf"],
+                                                                bool(_get(r, name)["text"])):
+                name = "tesseract"
+            # records written before the engine applied fix_letter_slips itself
+            text = r[name]["text"] if name == "tesseract" else fix_letter_slips(r[name]["text"])
+            first[id(r)] = (name, text, r[name]["conf"])
+    return first
+
+
+def takes_learned(kept: tuple[str, str, float], learned: dict[str, Any], **rule: float) -> bool:
+    """`choice.prefer_learned` on recorded readings (``rule``: its keyword arguments)."""
+    from flowpath.transcribe.ocr.choice import prefer_learned
+    from flowpath.transcribe.ocr.engines import Reading
+
+    engine = kept[0].split("_")[0]  # rapidocr_split / rapidocr_det -> rapidocr
+    mine = Reading([(0, 0, 1, learned["text"])] if learned["text"] else [], learned["conf"], "textrec")
+    return prefer_learned(Reading([(0, 0, 1, kept[1])], kept[2], engine), mine, **rule)
+
+
 def summary(records: list[dict[str, Any]]) -> None:
     """Print word F1 per engine overall, per gold line count, per font, the oracle and rules."""
-    from flowpath.transcribe.ocr.choice import SMALL_PRINT_FROM, choose_engines
-    from flowpath.transcribe.ocr.text import fix_letter_slips
+    from flowpath.transcribe.ocr.choice import SMALL_PRINT_FROM
 
     def table(title: str, key: Any) -> None:
         groups: dict[Any, list[dict[str, Any]]] = defaultdict(list)
@@ -144,24 +197,9 @@ def summary(records: list[dict[str, Any]]) -> None:
     print(f"\noracle (best engine per node): {f1(best):.3f}")
     cpu = {e: sum(_get(r, e)["cpu_s"] for r in records) / len(records) for e in ENGINES}
     print("CPU s per node: " + ", ".join(f"{e} {v:.3f}" for e, v in cpu.items()))
-    by_chart: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in records:
-        by_chart[r["chart"]].append(r)
-    picked: list[tuple[int, int, int]] = []
-    engines: Counter[str] = Counter()
-    first: dict[int, tuple[str, str, float]] = {}  # id(record) -> (engine, text, conf) after steps 1-2
-    for rs in by_chart.values():
-        choice = choose_engines([r["tesseract"]["conf"] for r in rs])
-        for i, r in enumerate(rs):
-            name = "rapidocr_det" if choice.handwritten else "rapidocr_split"
-            if i not in choice.second or not choice.keep_second(r["tesseract"]["conf"], r[name]["conf"],
-                                                                bool(r[name]["text"])):
-                name = "tesseract"
-            engines[name] += 1
-            # records written before the engine applied fix_letter_slips itself
-            text = r[name]["text"] if name == "tesseract" else fix_letter_slips(r[name]["text"])
-            picked.append(overlap(text, r["gold"]))
-            first[id(r)] = (name, text, r[name]["conf"])
+    first = steps_1_2(records)  # id(record) -> (engine, text, conf) after steps 1-2
+    picked = [overlap(first[id(r)][1], r["gold"]) for r in records]
+    engines = Counter(first[id(r)][0] for r in records)
     print(f"choice.choose_engines: {f1(picked):.3f} ({dict(engines)})")
     if not any("textrec" in r for r in records):
         return
@@ -176,7 +214,7 @@ def summary(records: list[dict[str, Any]]) -> None:
                 name, text, conf = first[id(r)]
                 tr = _get(r, "textrec")
                 small = r.get("line_h") is not None and SMALL_PRINT_FROM <= r["line_h"] < below
-                if small and tr["text"] and tr["conf"] + margin >= conf:
+                if small and takes_learned((name, text, conf), tr, margin=margin):
                     text, taken = tr["text"], taken + 1
                 rows.append(overlap(text, r["gold"]))
             cells.append(f"{f1(rows):.3f} ({taken:4d})")
@@ -191,12 +229,18 @@ def main() -> int:
     ap.add_argument("--engines", default=",".join(ENGINES), help="engines to read with (others read nothing)")
     ap.add_argument("--summary", type=Path, nargs="*", help="summarise records written before")
     ap.add_argument("--textrec-model", type=Path, help="learned recogniser folder (default: the shipped one)")
+    ap.add_argument("--textrec-extra", action="append", default=[], metavar="NAME=DIR",
+                    help="another learned recogniser, recorded as textrec:NAME (repeatable)")
+    ap.add_argument("--as-needed", action="store_true",
+                    help="rapidocr reads only the crops steps 1-2 of the rule hand it (faster)")
     args = ap.parse_args()
     records: list[dict[str, Any]] = []
     for path in args.summary or ():
         records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     for bench in args.bench:
-        records += read_nodes(bench, args.limit, tuple(args.engines.split(",")), args.textrec_model)
+        extra = dict(item.split("=", 1) for item in args.textrec_extra)
+        records += read_nodes(bench, args.limit, tuple(args.engines.split(",")), args.textrec_model,
+                              {k: Path(v) for k, v in extra.items()}, args.as_needed)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

@@ -106,10 +106,19 @@ class Registry(Generic[T]):
             device: torch device for learned models; passed only to components that declare a
                 ``device`` parameter (a rule-based component has nothing to place on a device).
             **kwargs: passed to the constructor.
+
+        Raises:
+            ValueError: a keyword the constructor does not take (``--transcriber-arg``
+                ``learnd=false``); the message lists the ones it takes.
         """
         cls = self.load(name)
         if device is not None and self.accepts(name, "device"):
             kwargs["device"] = device
+        unknown = [k for k in kwargs if not self.accepts(name, k)]
+        if unknown:
+            takes = [p for p in inspect.signature(cls).parameters if p != "self"]
+            raise ValueError(f"the {self.resolve(name)!r} {self.kind} has no setting {', '.join(map(repr, unknown))}; "
+                             f"it takes: {', '.join(takes)}")
         return cls(**kwargs)
 
     def lazy_attribute(self, module: str) -> Callable[[str], Any]:

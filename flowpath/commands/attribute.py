@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from flowpath.commands.common import (
+    TRANSCRIBER_ARG_HELP,
     add_device_argument,
     add_llm_arguments,
     formatter,
+    key_values,
     llm_settings,
     resolve_device,
 )
@@ -39,8 +41,7 @@ def _add_component_arguments(p: argparse.ArgumentParser) -> None:
                    help="reasoner name (flowpath.reason.make_reasoner), e.g. offline, agent, hybrid, som")
     add_llm_arguments(p)
     p.add_argument("--transcriber-arg", action="append", default=[], metavar="KEY=VALUE",
-                   help="a transcriber setting, repeatable: base=DIR adapter=DIR (qwen2vl), url=URL "
-                        "model=NAME (served); values are read as JSON when they parse")
+                   help=TRANSCRIBER_ARG_HELP)
     p.add_argument("--batch-size", type=int, default=1, metavar="N",
                    help="charts the transcriber handles together (qwen2vl: one batched generate; "
                         "served: requests in flight); --workers is raised to N so N charts are ready")
@@ -144,15 +145,7 @@ def _pipeline_factory(args: argparse.Namespace) -> Any:
 
 def _transcriber_options(args: argparse.Namespace) -> dict[str, Any]:
     """``--transcriber-arg KEY=VALUE`` and ``--batch-size`` as transcriber keyword arguments."""
-    opts: dict[str, Any] = {}
-    for item in args.transcriber_arg:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--transcriber-arg {item!r}: expected KEY=VALUE")
-        try:
-            opts[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            opts[key.strip()] = value
+    opts = key_values(args.transcriber_arg, "--transcriber-arg")
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be >= 1, got {args.batch_size}")
     if args.batch_size > 1:

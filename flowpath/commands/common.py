@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowpath.reason.backends import LLMSettings
@@ -25,6 +26,31 @@ def resolve_device(device: str) -> str:
     if torch.cuda.is_available():
         return "cuda"
     return "cpu"
+
+
+#: help of ``--transcriber-arg`` (``parse``, ``attribute``, ``eval transcribe``)
+TRANSCRIBER_ARG_HELP = ("a transcriber setting, repeatable: learned=false (ocr: no learned small-print "
+                        "recogniser), base=DIR adapter=DIR (qwen2vl), url=URL model=NAME (served); values "
+                        "are read as JSON when they parse")
+
+
+def key_values(items: list[str], flag: str) -> dict[str, Any]:
+    """``KEY=VALUE`` command-line items as keyword arguments; a value is read as JSON when it
+    parses (``false``, ``8``), else kept as a string.
+
+    Raises:
+        ValueError: an item without ``=`` or without a key (the message names the flag).
+    """
+    opts: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{flag} {item!r}: expected KEY=VALUE")
+        try:
+            opts[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            opts[key.strip()] = value
+    return opts
 
 
 def formatter() -> type[argparse.HelpFormatter]:

@@ -6,7 +6,13 @@ import argparse
 import json
 import sys
 
-from flowpath.commands.common import add_device_argument, formatter, resolve_device
+from flowpath.commands.common import (
+    TRANSCRIBER_ARG_HELP,
+    add_device_argument,
+    formatter,
+    key_values,
+    resolve_device,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--gold-regions", action="store_true",
                    help="label the gold node regions instead of segmenting (transcription alone)")
     p.add_argument("--transcriber", default="default", help="transcriber name (ocr, source, qwen2vl)")
+    p.add_argument("--transcriber-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help=TRANSCRIBER_ARG_HELP)
     p.add_argument("--base", help="qwen2vl: base model directory")
     p.add_argument("--adapter", help="qwen2vl: LoRA adapter directory")
     p.add_argument("--limit", type=int, help="only the first N charts")
@@ -39,12 +47,12 @@ def run(args: argparse.Namespace) -> int:
     from flowpath.evaluation.transcription import evaluate_transcription, markdown_report
     from flowpath.transcribe import default_transcriber, make_transcriber
 
-    kw = {}
+    kw = key_values(args.transcriber_arg, "--transcriber-arg")
     if args.transcriber.replace("-", "").replace("_", "").lower() in ("qwen2vl", "qwen", "flow2mermaid"):
         if not args.base:
             raise ValueError("--transcriber qwen2vl needs --base (a local Qwen2-VL checkpoint directory)")
-        kw = {"base": args.base, "adapter": args.adapter, "device": resolve_device(args.device)}
-    transcriber = default_transcriber() if args.transcriber == "default" else make_transcriber(args.transcriber, **kw)
+        kw |= {"base": args.base, "adapter": args.adapter, "device": resolve_device(args.device)}
+    transcriber = default_transcriber(**kw) if args.transcriber == "default" else make_transcriber(args.transcriber, **kw)
     segmenter = None
     if not args.gold_regions:
         from flowpath.segment import default_segmenter, make_segmenter

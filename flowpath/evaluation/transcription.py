@@ -88,7 +88,7 @@ def evaluate_transcription(bench_dir: str | Path, transcriber: Any = None, *, se
         records.append({"chart": cid, "domain": chart.domain, "family": chart.style_family,
                         "renderer": chart.renderer,
                         **{k: v for k, v in row.items() if k != "charts"},
-                        "problems": tr.problems, "mermaid": tr.mermaid})
+                        "problems": tr.problems, "mermaid": tr.mermaid, "meta": tr.meta})
     report = metric.summary()
     report["settings"] = {"bench": str(bench_dir), "transcriber": getattr(transcriber, "name", "?"),
                           "regions": "gold" if gold_regions else getattr(segmenter, "name", "?"),
@@ -101,7 +101,7 @@ def evaluate_transcription(bench_dir: str | Path, transcriber: Any = None, *, se
         (out / "transcription.md").write_text(markdown_report(report), encoding="utf-8")
         with (out / "records.jsonl").open("w", encoding="utf-8") as fh:
             for r in records:
-                fh.write(json.dumps(r) + "\n")
+                fh.write(json.dumps(r, default=str) + "\n")
     report["records"] = records
     return report
 

@@ -21,7 +21,13 @@ from collections.abc import Callable
 
 from flowpath.reason.text import tokens
 
-_NUM = r"(-?\d+(?:[.,]\d+)?)"
+# a number as charts and stories write it: "720", "2.5", "3,000" (a comma before exactly three
+# digits groups thousands; any other comma is a decimal one, "2,5")
+_NUM = r"(-?(?:\d{1,3}(?:,\d{3})+(?![,\d])|\d+(?:[.,]\d+)?))"
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+")
+# where the words about one number end: a clause boundary (a number's quantity is named in its
+# own clause: "the score is 720, and the income is 2,450")
+_BOUNDARY = re.compile(r"[.;:!?]|,(?!\d{3})|\b(?:and|but|while|although|though|whereas|yet)\b", re.I)
 # longest phrases first: "greater than or equal to" before "greater than"
 _COMPARATORS: list[tuple[str, Callable[[float, float], bool]]] = [
     (r"greater than or equal to|more than or equal to|at least|no less than|>=|≥|or more", operator.ge),
@@ -30,6 +36,9 @@ _COMPARATORS: list[tuple[str, Callable[[float, float], bool]]] = [
     (r"less than|fewer than|smaller than|lower than|below|under|<", operator.lt),
     (r"equal to|equals|==", operator.eq),
 ]
+# a comparison right before a number: the number is a threshold ("above 600"), not a value
+_COMPARISON_WORDS = "|".join(w for p, _ in _COMPARATORS for w in p.split("|") if not w.startswith("or "))
+_COMPARISON_BEFORE = re.compile(rf"(?<![a-z])(?:{_COMPARISON_WORDS})\s*[$€£]?\s*$", re.I)
 _NEGATION = re.compile(r"\b(not|no|never|cannot|without|fails?|failed|neither|nor|lacks?)\b|n't\b", re.I)
 _EXPLICIT = re.compile(r"\b(?:answer|result|response|outcome)\s+(?:is|was|comes back|came back)\s+(yes|no|true|false)\b", re.I)
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|,\s*(?:but|and|so|while|although|though|yet)\s+|\s+(?:but|although|whereas)\s+")
@@ -44,38 +53,65 @@ def threshold(decision: str) -> tuple[list[str], Callable[[float, float], bool],
     (['credit', 'score'], True)
     """
     for phrase, cmp in _COMPARATORS:
-        m = re.search(rf"(?:{phrase})\s*{_NUM}", decision, re.I) if phrase not in ("or more", "or less") \
+        m = re.search(rf"(?:{phrase})\s*[$€£]?\s*{_NUM}", decision, re.I) if phrase not in ("or more", "or less") \
             else re.search(rf"{_NUM}\s*(?:{phrase})", decision, re.I)
         if m:
-            value = float(m.group(1).replace(",", "."))
-            return tokens(decision[: m.start()]), cmp, value
+            return tokens(decision[: m.start()]), cmp, _value(m.group(1))
     return None
 
 
-def _stated_value(statement: str, subject: list[str], exclude: float) -> float | None:
-    """The number the statement gives for ``subject``: the one closest after a mention of the
-    subject's words (else the only number that is not the threshold itself)."""
-    nums = [(m.start(), float(m.group(1).replace(",", "."))) for m in re.finditer(_NUM, statement)]
-    nums = [(pos, v) for pos, v in nums if v != exclude] or nums
+def _value(number: str) -> float:
+    """The value of a number `_NUM` matched: "3,000" is 3000, "2,5" is 2.5."""
+    return float(number.replace(",", "")) if _THOUSANDS.fullmatch(number) else float(number.replace(",", "."))
+
+
+def _numbers(statement: str) -> list[tuple[float, set[str]]]:
+    """Each number of ``statement`` that states a value, with the words that say what it
+    counts: the words before it in its clause and up to three after it ("the buffer holds 206
+    bytes", "151 retries logged"), stemmed content tokens. A number right after a comparison
+    ("is it above 600?") restates a threshold and states no value."""
+    out = []
+    for m in re.finditer(_NUM, statement):
+        before = statement[max(0, m.start() - 60): m.start()]
+        if _COMPARISON_BEFORE.search(before):
+            continue
+        cuts = list(_BOUNDARY.finditer(before))
+        if cuts:
+            before = before[cuts[-1].end():]
+        after = statement[m.end(): m.end() + 40]
+        cut = _BOUNDARY.search(after)
+        if cut:
+            after = after[: cut.start()]
+        words = set(tokens(before)) | set(tokens(" ".join(after.split()[:3])))
+        out.append((_value(m.group(1)), words))
+    return out
+
+
+def _stated_value(statement: str, subject: list[str]) -> float | None:
+    """The number the statement gives for ``subject``: the one whose clause names most of the
+    subject's words (else its only number)."""
+    nums = _numbers(statement)
     if not nums:
         return None
     subj = set(subject)
     best: tuple[float, float] | None = None
-    for pos, v in nums:
-        window = tokens(statement[max(0, pos - 60): pos])
-        hit = len(subj & set(window)) / len(subj) if subj else 0.0
+    for v, words in nums:
+        hit = len(subj & words) / len(subj) if subj else 0.0
         if best is None or hit > best[0]:
             best = (hit, v)
     if best is not None and best[0] > 0:
         return best[1]
-    return nums[0][1] if len(nums) == 1 else None
+    return nums[0][0] if len(nums) == 1 else None
 
 
 def states_quantity(decision: str, statement: str) -> bool:
     """Whether ``statement`` gives a number for the quantity that ``decision`` compares with a
-    threshold: every content word of the quantity is in it, followed by a number.
+    threshold: a word of the quantity in the number's clause ("the buffer holds 206 bytes" for
+    "Is the buffer size at most 180?"; stories name a quantity by part of its name).
 
     >>> states_quantity("Is the water level below 10?", "It turns out the water level reads 12.")
+    True
+    >>> states_quantity("Is the buffer size at most 180?", "The buffer holds 206 bytes.")
     True
     >>> states_quantity("Is the water level below 10?", "The water is cold.")
     False
@@ -84,10 +120,7 @@ def states_quantity(decision: str, statement: str) -> bool:
     if thr is None or not thr[0]:
         return False
     subject = set(thr[0])
-    for m in re.finditer(_NUM, statement):
-        if subject <= set(tokens(statement[max(0, m.start() - 60): m.start()])):
-            return True
-    return False
+    return any(subject & words for _, words in _numbers(statement))
 
 
 def branch_taken(decision: str, statement: str, *, min_overlap: float = 0.5) -> str | None:
@@ -108,7 +141,7 @@ def branch_taken(decision: str, statement: str, *, min_overlap: float = 0.5) -> 
     thr = threshold(decision)
     if thr is not None:
         subject, cmp, value = thr
-        stated = _stated_value(statement, subject, value)
+        stated = _stated_value(statement, subject)
         if stated is not None:
             return "yes" if cmp(stated, value) else "no"
     dtoks = set(tokens(decision))

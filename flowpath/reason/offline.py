@@ -48,10 +48,11 @@ _FLOW = re.compile(
     r"previous|prior to|right before|directly before|step (taken|completed) before|"
     r"series of|sequence of|how many steps|how many (conditional|decision)|starting from|upon (reaching|deciding|completing)|"
     r"what (steps|path)|must have|would have|zeroeth|second step|first step|led me here|leads? to)\b", re.I)
-# the actor of a story: a name ("Chen is"), a title, or a role opening a sentence ("An applicant
-# has", "The customer wants"); a capitalised wh-word or pronoun is no actor ("What was the
-# previous step?" closes a flow question)
-_SCENARIO_PERSON = re.compile(r"(\b(?!(?:What|Which|Where|When|Who|How|Why|That|This|It|There)\b)[A-Z][a-z]{2,}|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
+# the actor of a story: a name ("Chen is", "Chen, a data analyst, is": FlowVQA's persona
+# stories), a title, or a role opening a sentence ("An applicant has", "The customer wants"); a
+# capitalised wh-word or pronoun is no actor ("What was the previous step?" closes a flow
+# question)
+_SCENARIO_PERSON = re.compile(r"(\b(?!(?:What|Which|Where|When|Who|How|Why|That|This|It|There)\b)[A-Z][a-z]{2,}(?:,\s+(?:a|an|the|our|my)\s+[A-Za-z][A-Za-z -]{2,40},)?|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
                               r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
 _WALK = re.compile(r"\b(how many (steps|operations|actions|nodes|decisions?|decision points|conditional|conditions|choices|checks)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
 # a walk's two ends: "from <X> to <Y>", "starting from <X>, ... brings me to <Y>"
@@ -200,6 +201,12 @@ class OfflineReasoner(Reasoner):
         # how much weaker an answer match after the story's settled branches may be and still
         # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
         self.scenario_after_margin = 0.1
+        # how close (answer match) a nearer step after the story's last settled check must come
+        # to the best match to be taken as the "next" step (generated QA, scen8_val)
+        self.scenario_next_margin = 0.1
+        # how close to the best-named step a step a labelled branch leads to must come to be the
+        # one a story's choice ("opts to ...") names (generated QA, scen8_val)
+        self.scenario_choice_margin = 0.2
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -577,17 +584,29 @@ class OfflineReasoner(Reasoner):
         # story takes beats an (almost) equal one elsewhere ("book the budget" matches "Plan the
         # budget" upstream as well as "Schedule the budget" after the settled check)
         after: set[str] = set()
-        for t in self._settled(ctx, q, question, None).values():
-            if t is not None:
-                after |= {t} | nx.descendants(ctx.g, t)
+        taken_targets = [t for t in self._settled(ctx, q, question, None).values() if t is not None]
+        for t in taken_targets:
+            after |= {t} | nx.descendants(ctx.g, t)
         if after and best not in after:
             alt = max(sorted(after), key=lambda n: (s[n], -ctx.depth.get(n, 0)))
             if s[alt] >= s[best] - self.scenario_after_margin:
                 best = alt
+        if best in after and self.scenario_next_margin > 0:
+            # "what next" asks for the next step: among steps after the story's situation that
+            # state the answer about as well ("take off the olive oil" against "Remove the olive
+            # oil" and "Check the olive oil"), the nearest one past the settled checks (the
+            # shortest supporting path; docs/reasoning.md, P2 and F2)
+            last = max(taken_targets, key=lambda n: (ctx.depth.get(n, 0), n))
+            dist = nx.single_source_shortest_path_length(ctx.g, last)
+            near = [n for n in sorted(after) if n in dist and s[n] >= s[best] - self.scenario_next_margin
+                    and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
+            if best in dist and near:
+                best = min(near, key=lambda n: (dist[n], -s[n]))
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
-        for d, t in self._chosen(ctx, _story(question)).items():
+        chosen = self._chosen(ctx, _story(question))
+        for d, (t, _) in chosen.items():
             if d not in reads and (t == best or best in nx.descendants(ctx.g, t)):
                 settled[d] = t
         ancestors = nx.ancestors(ctx.g, best) - {d for d, t in reads.items() if t is None}
@@ -603,7 +622,7 @@ class OfflineReasoner(Reasoner):
             # follows the branch taken at each settled decision (`_connect` with ``taken``)
             first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
             anchors.append(first)
-            done = self._done_before(ctx, story, first)
+            done = self._done_before(ctx, story, first, chosen[first][1] if first in chosen and first not in reads else None)
             if done is not None:
                 anchors.append(done)
         if settled and cands:
@@ -640,31 +659,40 @@ class OfflineReasoner(Reasoner):
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
 
-    def _chosen(self, ctx: _ChartContext, story: str) -> dict[str, str]:
+    def _chosen(self, ctx: _ChartContext, story: str) -> dict[str, tuple[str, int]]:
         """Checks a story settles by the choice the person made: a sentence with a choice cue
         ("opts to", "decides to") that names a step best, that step being the target of a
-        labelled branch of a decision, maps that decision to the step. The paper's scenario
-        figure grounds "Sophia opts for an online calculator" in the check "Is an online
-        calculator available?" and the step it leads to (docs/reasoning.md)."""
-        out: dict[str, str] = {}
-        for sentence in _sentences(story):
+        labelled branch of a decision, maps that decision to the step (and the sentence's index
+        in the story). The paper's scenario figure grounds "Sophia opts for an online
+        calculator" in the check "Is an online calculator available?" and the step it leads to
+        (docs/reasoning.md)."""
+        out: dict[str, tuple[str, int]] = {}
+        for at, sentence in enumerate(_sentences(story)):
             if not _CHOICE_CUE.search(sentence):
                 continue
             sc = self._question_scores(ctx, sentence)
-            n = max(ctx.index.ids, key=lambda k: (sc[k], -ctx.depth.get(k, 0)))
-            if sc[n] < self.scenario_threshold or node_kind(ctx.chart, n) in ("start", "end", "decision"):
-                continue
-            for p in ctx.chart.predecessors(n):
-                if node_kind(ctx.chart, p) == "decision" and any(
-                        e.target == n and c in ("yes", "no") for e, c in branches(ctx.chart, p)):
-                    out.setdefault(p, n)
+            steps = [k for k in ctx.index.ids if node_kind(ctx.chart, k) not in ("start", "end", "decision")]
+            top = max((sc[k] for k in steps), default=0.0)
+            # a choice is made at a check: among the steps named about as well as the best one
+            # ("blend the rubber seal": "Mix the rubber seal", "Pour the rubber seal"), the one a
+            # labelled branch leads to (a terminal is no choice: "End" is inside "blend")
+            options = [k for k in steps if sc[k] >= max(self.scenario_threshold, top - self.scenario_choice_margin)]
+            for n in sorted(options, key=lambda k: (-sc[k], ctx.depth.get(k, 0))):
+                deciders = [p for p in ctx.chart.predecessors(n) if node_kind(ctx.chart, p) == "decision"
+                            and any(e.target == n and c in ("yes", "no") for e, c in branches(ctx.chart, p))]
+                for p in deciders:
+                    out.setdefault(p, (n, at))
+                if deciders:
+                    break
         return out
 
     @staticmethod
-    def _done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:
+    def _done_before(ctx: _ChartContext, story: str, decision: str, settled_at: int | None = None) -> str | None:
         """The step the story says was done just before it reached ``decision``: a direct
         predecessor (not Start, not a decision) that the sentences between the opening one and
-        the one settling ``decision`` mention; ``None`` when they mention none. The gold
+        the one settling ``decision`` (``settled_at``, the index of the sentence that settles it
+        by a choice; else the one sharing most words with it) mention; ``None`` when they
+        mention none. The gold
         convention includes that step (docs/reasoning.md, "Gold conventions"); stories mention
         it loosely ("has taken care of the tray"), so any shared content word counts, weighted
         by IDF. The opening sentence sets the scene ("Ana wants a loan for a new car"): what
@@ -676,7 +704,11 @@ class OfflineReasoner(Reasoner):
             return None
         overlap = [len(dtoks & set(tokens(x))) for x in sentences]
         at = overlap.index(max(overlap))
-        if overlap[at] == 0 or at < 2:
+        if settled_at is not None:
+            at = settled_at
+        elif overlap[at] == 0:
+            return None
+        if at < 2:
             return None
         before = set(tokens(" ".join(sentences[1:at])))
         best: tuple[float, str] | None = None

@@ -54,7 +54,14 @@ from flowpath.segment.postprocess import (
     resolve_overlaps,
     working_scale,
 )
-from flowpath.segment.strokes import glyph_height, holds_ink, ink_mask, stroke_regions
+from flowpath.segment.strokes import (
+    glyph_height,
+    holds_ink,
+    ink_mask,
+    letter_ink,
+    page_contrast,
+    stroke_regions,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -175,6 +182,7 @@ class ClassicalSegmenter(Segmenter):
         self._walks: dict[tuple, tuple] = {}
         self._surrounds: dict[tuple, np.ndarray] = {}
         self._bg_of: dict[tuple, np.ndarray] = {}
+        self._fill_of: dict[tuple, np.ndarray] = {}
         flat = ~_boundary_mask(work, self.edge_threshold)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(flat.astype(np.uint8), connectivity=4)
         cands = self._candidates(work, labels, stats, n)
@@ -206,11 +214,18 @@ class ClassicalSegmenter(Segmenter):
             cands = [c for c in cands if not c.touching_lines]
         text_h = float(np.median([c.text_h for c in cands])) if cands else 0.0
         ink = None
-        if self.strokes and (rough or not clean):
+        letters = None  # the ink the letters are in (`holds_ink`, `glyph_height`)
+        letter = 0.0
+        if self.strokes and rough:
             # on a clean hand-drawn render only the pen is ink: a hachure in a tinted fill
-            # colour is 30-40 % darker than the page and would fill every node's inside
-            ink = (ink_mask(work, HAND_DRAWN_INK_CONTRAST, ruling=False) if rough
-                   else ink_mask(work, PAGE_INK_CONTRAST))
+            # colour is 30-40 % darker than the page and would fill every node's inside; a
+            # thin font squeezed under a pixel's width is fainter than that (`letter_ink`)
+            contrast = page_contrast(work)
+            ink = contrast > HAND_DRAWN_INK_CONTRAST
+            letters = letter_ink(ink, contrast > PAGE_INK_CONTRAST)
+            letter = glyph_height(letters)
+        elif self.strokes and not clean:
+            ink = letters = ink_mask(work, PAGE_INK_CONTRAST)
         blobs: list[Region] = []
         if text_h < self.small_text:
             # tiny chart (e.g. a wide left-to-right chart squeezed to 1600 px): text touches the
@@ -219,7 +234,7 @@ class ClassicalSegmenter(Segmenter):
             blobs = self._blob_regions(work, bg, sx, sy, (H, W), pen=pen, convex_holes=printed)
         strokes = (stroke_regions(work, sx, sy, (H, W), ink=ink, with_masks=self.with_masks,
                                   bridge=HAND_DRAWN_BRIDGE if rough else 0.0, enclosed=rough,
-                                  fine_gap=HAND_DRAWN_FINE_GAP if rough else 0)
+                                  fine_gap=HAND_DRAWN_FINE_GAP if rough else 0, letter=letter if rough else None)
                    if ink is not None else [])
         # printed charts are cropped tight to the drawing: a node may touch the image's edge
         colours = (colour_regions(work, sx, sy, (H, W), with_masks=self.with_masks,
@@ -252,11 +267,10 @@ class ClassicalSegmenter(Segmenter):
         if rough:  # a blob keeps the arrowheads and overshoots touching an outline
             blobs = _yield_to_strokes(blobs, strokes)
             # a letter's counter (O, D, B) closed by the pen is a solid, outlined blob too
-            letter = glyph_height(ink) if ink is not None else 0.0
             blobs = _letter_sized_out(blobs, letter, sx, sy)
         flat_regions = regions + blobs
-        if ink is not None:  # cells of squared paper are flat regions that hold no ink
-            flat_regions = holds_ink(flat_regions, ink, sx, sy)
+        if letters is not None:  # cells of squared paper are flat regions that hold no ink
+            flat_regions = holds_ink(flat_regions, letters, sx, sy)
         if rough:  # a subgraph frame whose hachure-filled nodes only the stroke pass found
             flat_regions = _frames_out(flat_regions, strokes, letter, sx, sy)
         regions = _prefer_filled(_prefer_outlined(flat_regions, strokes), colours)
@@ -434,6 +448,7 @@ class ClassicalSegmenter(Segmenter):
         if len(last) and (np.abs(last - bg).max(axis=1) > 24).mean() > 0.5:
             bg = self._surround(work, c, bg)
         self._bg_of[key] = bg
+        self._fill_of[key] = fill
         seg = bg.astype(np.float32) - fill
         seg_len2 = float(seg @ seg)
         t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1) if seg_len2 > 0 else np.zeros(len(px), np.float32)
@@ -534,10 +549,15 @@ class ClassicalSegmenter(Segmenter):
         fracs, m, ya, xa = self._stroke_profile(work, c, bg)
         t = self._stroke_width(fracs)
         grow = (self._stroke_start(fracs) if t else 1) + int(round(t / 2.0 + 1e-6))
-        # only circles get a second outline (Mermaid's double circle): the walk is skipped for
-        # the other shapes, whose boxes are not square or not ~pi/4 filled
+        # circles may have a second outline (Mermaid's double circle; the Euclidean walk is
+        # skipped for the other shapes, whose boxes are not square or not ~pi/4 filled), and
+        # boxes a second rectangle with the page between (Graphviz's ``peripheries=2``)
         if t and abs(c.w - c.h) <= 0.1 * max(c.w, c.h) and 0.7 <= c.fill_area / (c.w * c.h) <= 0.86:
             outer = self._second_outline(work, c, bg)
+            if outer is not None:
+                return outer
+        elif t:
+            outer = self._second_box(work, c)
             if outer is not None:
                 return outer
         out = cv2.dilate(m, cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), iterations=grow) if grow else m
@@ -584,34 +604,60 @@ class ClassicalSegmenter(Segmenter):
             return None  # the crop hit the image border
         f_other = np.bincount(d, weights=other, minlength=maxd + 1)[1:] / total
         f_band = np.bincount(d, weights=band_like, minlength=maxd + 1)[1:] / total
-        n = len(f_other)
-        k = next((k for k in range(3) if f_other[k] > 0.5), None)
-        if k is None:
+        grow = _outer_outline(f_other, f_band, c.text_h, all_round=fill_is_bg)
+        return None if grow is None else (ring <= grow, ya, xa)
+
+    def _second_box(self, work: np.ndarray, c: _Cand) -> tuple[np.ndarray, int, int] | None:
+        """A second rectangle right around a box's stroke with the page between (Graphviz's
+        ``peripheries=2``, the generator's subroutine shape): the node ends at the outer
+        rectangle's centre line, where the node's geometry lies and where its connectors end.
+        Left outside the node, the outer outline joined the connector entering the box to the
+        one leaving it, and a small box found as its inner one missed its region at IoU 0.7.
+
+        A rectangular interior's rings are its box's sides moved out one px at a time, so the
+        walk reads four strips of pixels (cheap enough to ask of every box). The page between
+        the outlines is what lies outside every node, so the outer rectangle must go all the way
+        round (`_outer_outline`), as a neighbour's outline or a connector running by does not.
+
+        Returns ``(mask, y0, x0)``: the box grown to the outer centre line, or None.
+        """
+        if c.fill_area < 0.9 * c.w * c.h:
+            return None  # not a box
+        H, W = work.shape[:2]
+        # a text line's height (at least 12 px), or less where the box nears the image's edge
+        # (a wide left-to-right chart squeezed to 72 px high)
+        reach = min(max(12, int(round(c.text_h))), c.y0, c.x0, H - c.y1, W - c.x1)
+        if reach < 4:
             return None
-        s1 = k
-        while k < n and f_other[k] > 0.5:
-            k += 1
-        b0 = k  # the band: rings up to the next stroke (the rings beside a stroke are mixed)
-        while k < n and f_other[k] <= 0.5:
-            k += 1
-        s2 = k
-        while k < n and f_other[k] > 0.5:
-            k += 1
-        t1, band, t2 = b0 - s1, s2 - b0, k - s2
-        if not (band and t2 and k < n):
-            return None  # no band, no outer stroke, or the outer stroke runs off the walk
-        if band > max(2.0, 0.5 * c.text_h) or t2 > 2 * t1 + 2:
-            return None  # too far out for a double circle, or not a stroke
-        if f_band[b0:s2].max() < 0.8:
-            return None  # no ring of the fill colour between the outlines
-        # an outline's ink spreads over two or three rings (anti-aliasing, sub-pixel position):
-        # compare the two outlines' ink summed over their rings and one ring either side
-        ink1, ink2 = f_other[max(s1 - 1, 0):b0 + 1].sum(), f_other[s2 - 1:k + 1].sum()
-        if fill_is_bg and (f_other[s2:k].max() < 0.6 or ink2 < 0.7 * ink1):
-            return None  # not all the way round: a neighbour's stroke or an edge
-        # rings s2+1 .. s2+t2 hold the outer stroke: keep its inner half, rounding up as
-        # `_grow_to_stroke` does (the region's outline runs half a pixel outside its pixels)
-        return ring <= s2 + (t2 + 1) // 2, ya, xa
+        key = (c.x0, c.y0, c.x1, c.y1, c.fill_area)
+        fill, bg = self._fill_of[key], self._bg_of[key].astype(np.float32)  # as `_stroke_profile`'s
+        seg = bg - fill
+        seg_len2 = max(float(seg @ seg), 1e-6)
+
+        def walk(strip: np.ndarray) -> int | None:
+            # row d - 1 of a strip lies d px outside the box
+            px = strip.astype(np.float32)
+            t = np.clip(((px - fill) @ seg) / seg_len2, 0, 1)
+            other = np.abs(px - (fill + t[..., None] * seg)).max(axis=2) > 24
+            page = np.abs(px - bg).max(axis=2) <= 24
+            # a rectangle's side lies on one ring (so most of it is stroke), while the ring
+            # right inside the box's stroke is often anti-aliased fill counted as stroke
+            # (inner outline 3 rings of ink, outer 2: `_second_outline`'s 0.7 of the ink is
+            # too strict here)
+            return _outer_outline(other.mean(axis=1), page.mean(axis=1), c.text_h, all_round=True,
+                                  cover=0.8, min_ink=0.5)
+
+        # the top side alone first: most boxes have no second outline, and it costs a quarter
+        if walk(work[c.y0 - reach:c.y0, c.x0:c.x1:3][::-1]) is None:
+            return None
+        grow = walk(np.concatenate([
+            work[c.y0 - reach:c.y0, c.x0:c.x1][::-1], work[c.y1:c.y1 + reach, c.x0:c.x1],
+            work[c.y0:c.y1, c.x0 - reach:c.x0][:, ::-1].transpose(1, 0, 2),
+            work[c.y0:c.y1, c.x1:c.x1 + reach].transpose(1, 0, 2)], axis=1))
+        if grow is None:
+            return None
+        mask = np.ones((c.h + 2 * grow, c.w + 2 * grow), bool)
+        return mask, c.y0 - grow, c.x0 - grow
 
     def _euclidean_walk(self, work: np.ndarray, c: _Cand) -> tuple[np.ndarray, int, int, int]:
         """Euclidean distance from the interior over a crop reaching a text line's height
@@ -651,6 +697,51 @@ class ClassicalSegmenter(Segmenter):
                     out = med
             self._surrounds[key] = out
         return self._surrounds[key]
+
+
+def _outer_outline(f_other: np.ndarray, f_band: np.ndarray, text_h: float, all_round: bool,
+                   cover: float = 0.6, min_ink: float = 0.7) -> int | None:
+    """Where a second outline hugging a node's stroke ends, from a walk outwards over rings
+    1, 2, ... px outside the interior: ``f_other[i]``, the share of ring i + 1 that is stroke
+    (neither fill nor background), ``f_band[i]`` the share of the band's colour.
+
+    The walk must see the stroke, a band of the band's colour no wider than half a text line
+    (a double circle's 5 px, Graphviz's 4 pt), and a second stroke of about the same width
+    that ends inside the walk. ``all_round``: the band could be what lies outside any node (the
+    page), so the outer stroke must cover most of its ring (``cover``) and carry ``min_ink`` of
+    the inner stroke's ink, as a neighbour's stroke or an edge passing by does not.
+
+    Returns the ring up to which the node reaches (the outer stroke's inner half, rounded up
+    as `ClassicalSegmenter._grow_to_stroke` does: the region's outline runs half a pixel
+    outside its pixels), or None.
+    """
+    n = len(f_other)
+    k = next((k for k in range(min(3, n)) if f_other[k] > 0.5), None)
+    if k is None:
+        return None
+    s1 = k
+    while k < n and f_other[k] > 0.5:
+        k += 1
+    b0 = k  # the band: rings up to the next stroke (the rings beside a stroke are mixed)
+    while k < n and f_other[k] <= 0.5:
+        k += 1
+    s2 = k
+    while k < n and f_other[k] > 0.5:
+        k += 1
+    t1, band, t2 = b0 - s1, s2 - b0, k - s2
+    if not (band and t2 and k < n):
+        return None  # no band, no outer stroke, or the outer stroke runs off the walk
+    if band > max(2.0, 0.5 * text_h) or t2 > 2 * t1 + 2:
+        return None  # too far out for a second outline, or not a stroke
+    if f_band[b0:s2].max() < 0.8:
+        return None  # no ring of the band's colour between the outlines
+    # an outline's ink spreads over two or three rings (anti-aliasing, sub-pixel position):
+    # compare the two outlines' ink summed over their rings and one ring either side
+    ink1, ink2 = f_other[max(s1 - 1, 0):b0 + 1].sum(), f_other[s2 - 1:k + 1].sum()
+    if all_round and (f_other[s2:k].max() < cover or ink2 < min_ink * ink1):
+        return None  # not all the way round: a neighbour's stroke or an edge
+    # rings s2 + 1 .. s2 + t2 hold the outer stroke: keep its inner half
+    return s2 + (t2 + 1) // 2
 
 
 #: a region is one cell of squared paper when each side of its box is within these shares of

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from flowpath.geometry import Region
+from flowpath.geometry import Region, box_holds
 from flowpath.segment.postprocess import (
     fill_holes,
     innermost,
@@ -41,6 +41,15 @@ STROKE_SCORE = 0.4
 #: share of an extended side that must run on the pen's ink for a cut corner to be restored
 #: (`sharpen_corners`)
 CORNER_ON_PEN = 0.8
+#: a first-look node holding a finer-look node whole that covers less than this share of its
+#: box is a loop of connectors around that node (`_blocks`; like `_prefer_outlined`'s 30 %)
+LOOP_HELD_SHARE = 0.3
+#: ink of fewer pieces than this holds no letters (`letter_ink`: a chart of five nodes holds
+#: dozens of letters; the pen's ink on a squeezed sketch with a thin font, 8)
+MIN_LETTER_PIECES = 20
+#: share of a node's width that the empty paper on top of it must span to be its lid (a
+#: cylinder's top ellipse, `_with_lid`)
+LID_SPAN = 0.6
 #: share of a strip just outside a finer-closing node that may be darker than the page
 #: (`_fine_node`)
 FINE_MAX_TINT = 0.3
@@ -140,6 +149,18 @@ def glyph_height(ink: np.ndarray) -> float:
     return float(np.median(h)) if len(h) else 0.0
 
 
+def letter_ink(pen: np.ndarray, faint: np.ndarray) -> np.ndarray:
+    """The ink a sketch's letters are in: ``pen`` (the pen's ink at a high contrast threshold)
+    unless it has fewer than `MIN_LETTER_PIECES` pieces, then ``faint`` (a lower threshold).
+    A thin font squeezed under a pixel's width stays fainter than the pen's strokes: on a
+    159-px high chart the pen's ink was 8 pieces, outlines joined by connectors, 113-150 px
+    high, and no letter."""
+    import cv2
+
+    n = cv2.connectedComponentsWithStats(pen.astype(np.uint8), connectivity=8)[2]
+    return pen if int((n[1:, cv2.CC_STAT_AREA] >= 4).sum()) >= MIN_LETTER_PIECES else faint
+
+
 def bridge_gaps(ink: np.ndarray, length: int, min_piece: float) -> np.ndarray:
     """``ink`` (0/1 uint8) with gaps of up to ``length`` px along a stroke bridged: closings with
     a thin line in twelve directions, so a gap is bridged only between two stroke ends that
@@ -191,7 +212,7 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
                    enclosed: bool = False, fine_gap: int = 0, min_outline: float = 0.75,
                    min_solidity: float = 0.85, min_size: int = 10, max_inked: float = 0.3,
                    max_band_ink: float = 0.35, ink: np.ndarray | None = None,
-                   with_masks: bool = True
+                   with_masks: bool = True, letter: float | None = None
                    ) -> list[Region]:
     """Nodes of one working image found from its strokes (see the module docstring).
 
@@ -212,7 +233,8 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
             ``gap_strokes`` closing joins the text to the outline and the enclosed paper is no
             longer node-shaped. Nodes found this way are kept where the first look found none.
         min_outline: share of a blob's boundary that must be ink (a node is outlined; a word
-            merged by the closing is not).
+            merged by the closing is not); not asked of ``enclosed`` paper, which the closed
+            ink bounds all round.
         min_solidity: filled area / convex hull area below which a blob is not a node.
         min_size: smallest node side, working pixels.
         max_inked: most of a node's inside is paper (text, hachure); a blob whose inside is
@@ -221,6 +243,7 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
             padding between outline and text).
         ink: the image's `ink_mask`, when the caller has it already.
         with_masks: attach COCO RLE masks.
+        letter: the letter height (`glyph_height`) when the caller has it already.
     """
     import cv2
 
@@ -231,10 +254,10 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
     sw = stroke_width(ink)
     gap = int(np.clip(round(gap_strokes * sw), 3, 25))
     bridged: np.ndarray | None = None
-    letter = 0.0
+    # letters matter only where gaps are bridged (the sketch path)
+    letter = (glyph_height(ink) if letter is None else letter) if bridge > 0 else 0.0
     bridge_length = 0
     if bridge > 0:
-        letter = glyph_height(ink)
         length = int(round(bridge * letter))
         # even when it is no longer than the disc closing: a disc seals a gap between two
         # stroke ends only where its growth from both ends overlaps by a stroke's width,
@@ -258,7 +281,7 @@ def stroke_regions(image: np.ndarray, sx: float, sy: float, out_size: tuple[int,
         if k:  # a finer look only adds nodes clear of those found already (a blob around
             # others, a frame or a loop of connectors that innermost_regions drops, blocks none)
             inner = [found[j][0] for j in innermost([g[0] for g in found])]
-            more = [f for f in more if not any(_box_overlap(f[0], g) > 0.2 for g in inner)
+            more = [f for f in more if not any(_blocks(g, f[0]) for g in inner)
                     and _fine_node(f[0], image, letter, sw)]
         found += more
     return innermost_regions(
@@ -289,6 +312,20 @@ def _fine_node(box: tuple[int, int, int, int], image: np.ndarray, letter: float,
     return True
 
 
+def _blocks(coarse: tuple[int, int, int, int], fine: tuple[int, int, int, int]) -> bool:
+    """Whether a node the first look found (working box ``coarse``) hides one the finer look
+    found (``fine``): they overlap by over a fifth of the smaller box, unless ``coarse`` holds
+    ``fine`` whole at under `LOOP_HELD_SHARE` of its area (a loop of connectors around a node
+    whose text the coarse closing joined to its outline; `innermost_regions` drops the loop
+    once the node is in). A node's own pieces are larger than that."""
+    def area(b: tuple[int, int, int, int]) -> int:
+        return (b[2] - b[0]) * (b[3] - b[1])
+
+    if _box_overlap(coarse, fine) <= 0.2:
+        return False
+    return not (box_holds(coarse, fine) and area(fine) < LOOP_HELD_SHARE * area(coarse))
+
+
 def _box_overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
     """Intersection of two boxes over the smaller one's area."""
     ix = max(0, min(a[2], b[2]) - max(a[0], b[0]))
@@ -317,10 +354,13 @@ def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed:
         solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cut, cut)))
         blobs = interior_blobs(solid, min_size)
     ring_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    # enclosed paper is bounded by the closed ink, bridges included (a long bridge also fills
-    # a diamond's corners, so its outline runs there a few px off the pen)
-    outline_of = closed if enclosed else ink.astype(np.uint8)
-    near_ink = cv2.dilate(outline_of, ring_k, iterations=max(1, round(sw / 2))).astype(bool)
+    # enclosed paper is bounded by the closed ink (bridges included) all round by construction,
+    # so it is outlined: grown by a stroke width over that ink, its rim lies on it only where
+    # the outline is at least half a stroke wide, and a node drawn with a finer pen than the
+    # chart's text and connectors (`stroke_width` is their 90th percentile: 1.5-px diamonds
+    # at 3.8) failed the test on 42 % of its rim
+    near_ink = (None if enclosed else
+                cv2.dilate(ink.astype(np.uint8), ring_k, iterations=max(1, round(sw / 2))).astype(bool))
     shrink = max(0, int(round(sw / 2)))
     # a node holds a label: on a sketch, a thick pen's closing joins a small node's text to
     # its outline and cuts the paper inside into pieces that hold only specks of the letters
@@ -328,6 +368,7 @@ def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed:
     # chart's faint grey label keeps 4-7 px at 5-px letters
     least_held = max(1.0, letter / 2)
     found: list[tuple[tuple[int, int, int, int], list[tuple[float, float]]]] = []
+    lids: list[tuple[int, int, int, int, np.ndarray]] = []  # empty enclosed paper (`_with_lid`)
     for x, y, w, h, area, m in blobs:
         cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         c = max(cs, key=cv2.contourArea)
@@ -336,11 +377,13 @@ def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed:
             continue
         # outlined: the blob's boundary runs along ink
         pts = c[:, 0, :]
-        if near_ink[pts[:, 1] + y, pts[:, 0] + x].mean() < min_outline:
+        if near_ink is not None and near_ink[pts[:, 1] + y, pts[:, 0] + x].mean() < min_outline:
             continue
         # holds something (text) inside its outline
         inner = cv2.erode(m, ring_k, iterations=int(round(2 * sw)) + 1).astype(bool)
         held = int((ink[y:y + h, x:x + w] & inner).sum())
+        if held < least_held and enclosed:
+            lids.append((x, y, x + w, y + h, m))
         if held < least_held or held > max_inked * inner.sum():
             continue  # empty, or mostly ink inside (a loop of connectors around filled nodes)
         # padding: just inside the outline lies paper (a word whose letters the closing
@@ -362,7 +405,33 @@ def _outlined_nodes(closed: np.ndarray, ink: np.ndarray, sw: float, *, enclosed:
             poly = sharpen_corners(poly + (x, y), ink, corner_reach, sw) - (x, y)
         poly = poly + 0.5 + 0.5 * np.sign(poly - poly.mean(axis=0))
         found.append(((x, y, x + w, y + h), [(px + x, py + y) for px, py in poly]))
+    if lids:
+        found = [_with_lid(f, lids, sw, shrink) for f in found]
     return found
+
+
+def _with_lid(node: tuple[tuple[int, int, int, int], list[tuple[float, float]]],
+              lids: list[tuple[int, int, int, int, np.ndarray]], sw: float, shrink: int
+              ) -> tuple[tuple[int, int, int, int], list[tuple[float, float]]]:
+    """``node`` (working box, polygon) joined with the empty enclosed paper right on top of it
+    that spans most of its width: a cylinder (database) is drawn as a body under a closed
+    ellipse, its lid, whose paper holds no text and so is no node of its own; the node's outline
+    is both (the body alone is 20-30 % short of the drawn shape). The lid's lower rim is the
+    body's upper one (the grown blobs overlap; the body's top corners lie level with the
+    ellipse's middle, within two strokes), it lies within the body's sides and spans `LID_SPAN`
+    of its width, and it is lower than the body."""
+    import cv2
+
+    (x0, y0, x1, y1), poly = node
+    for lx0, ly0, lx1, ly1, m in lids:
+        if (ly0 < y0 < ly1 and ly0 + ly1 <= 2 * y0 + 4 * sw + 2 and lx0 >= x0 - sw and lx1 <= x1 + sw
+                and lx1 - lx0 >= LID_SPAN * (x1 - x0) and ly1 - ly0 < y1 - y0):
+            cs, _ = cv2.findContours(cv2.erode(m, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)),
+                                               iterations=shrink), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            pts = np.concatenate([np.asarray(poly, float)] + [c[:, 0, :] + (lx0, ly0) for c in cs]).astype(np.float32)
+            hull = cv2.convexHull(pts)[:, 0, :]
+            return (min(x0, lx0), ly0, max(x1, lx1), y1), [(float(px), float(py)) for px, py in hull]
+    return node
 
 
 def holds_ink(regions: list[Region], ink: np.ndarray, sx: float, sy: float, min_pixels: int = 10

@@ -189,7 +189,8 @@ def test_registry_passes_device_only_to_components_that_declare_it():
     assert reg.accepts("with", "device") and not reg.accepts("without", "device")
     assert reg.make("W_D", device="cuda:1", size=3).device == "cuda:1"
     assert reg.make("without", device="cuda:1", size=3).size == 3
-    with pytest.raises(TypeError):  # other keywords are not filtered: a typo stays an error
+    # other keywords are not filtered: a typo stays an error, which names it and what is taken
+    with pytest.raises(ValueError, match=r"the 'without' widget has no setting 'colour'; it takes: size"):
         reg.make("without", colour="red")
     with pytest.raises(ValueError, match=r"unknown widget 'nope'; choose one of \['with', 'without'\]"):
         reg.make("nope")

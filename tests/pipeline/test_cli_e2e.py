@@ -177,3 +177,18 @@ def test_killed_process_resumes(tmp_path):
     if killed:  # (on a very fast machine the first run may have finished before the kill)
         assert 1 <= summary["resumed"] < 8
         assert summary["resumed"] >= len(done_before)
+
+
+def test_eval_transcribe_takes_transcriber_settings(tmp_path, capfd):
+    # the opt-out of the learned small-print recogniser, on the command that measures it
+    out = tmp_path / "tr"
+    assert main(["-q", "eval", "transcribe", "--bench", str(EXAMPLES), "--gold-regions", "--limit", "1",
+                 "--transcriber-arg", "learned=false", "--out", str(out), "--no-progress"]) == 0
+    assert len((out / "records.jsonl").read_text().splitlines()) == 1
+    # a misspelt setting and a bare word are named, not a traceback from deep inside
+    for bad, said in (("learnd=false", "has no setting 'learnd'; it takes: "), ("learned", "expected KEY=VALUE")):
+        capfd.readouterr()
+        assert main(["-q", "eval", "transcribe", "--bench", str(EXAMPLES), "--gold-regions", "--limit", "1",
+                     "--transcriber-arg", bad, "--no-progress"]) == 2
+        err = capfd.readouterr().err
+        assert said in err and "learned" in err

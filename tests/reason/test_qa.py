@@ -264,7 +264,7 @@ def test_style_option_writes_a_readable_set_and_refuses_a_clash(tmp_path):
     assert (a / "questions.jsonl").read_text() == (b / "questions.jsonl").read_text()
 
 
-@pytest.mark.parametrize("style", ["hard", "flowvqa", "code"])
+@pytest.mark.parametrize("style", ["hard", "flowvqa", "code", "scenario"])
 def test_a_seed_writes_the_same_questions_under_any_hash_seed(tmp_path, style):
     """Python's string hashing differs per process (PYTHONHASHSEED): a generator that walks a
     set of node ids in hash order writes another set for the same --seed."""

@@ -143,3 +143,26 @@ def test_rapidocr_reads_a_two_line_handwritten_node_line_by_line():
     assert len(reading.words) == 2 and reading.words[0][0] < reading.words[1][0]
     read = [set(w[3].lower().split()) for w in reading.words]
     assert len(read[0] & {"send", "email"}) + len(read[1] & {"to", "customer"}) >= 3, reading.words
+
+
+@require_rapidocr
+@pytest.mark.skipif(__import__("shutil").which("dot") is None, reason="needs Debian graphviz (dot)")
+def test_rapidocr_keeps_lines_it_read_with_accented_letters(tmp_path):
+    """rapidocr's recogniser knows accented Latin letters: a line read with one (a real accent,
+    or small print misread as ``éxen``) keeps its words, the accent dropped, instead of being
+    thrown away whole as a non-Latin reading (real ``dot`` render, real rapidocr)."""
+    from flowpath.labeller import draw_labels
+    from flowpath.metrics.transcription import words
+    from flowpath.transcribe.ocr import OCRTranscriber
+    from tests.transcribe.test_tight_graphviz_boxes import DPI, PAD, render_dot
+
+    labels = {"A": "Vérifier le café", "B": "Déjà réglé ?", "C": "Envoyer à l'équipe"}
+    source = (f"digraph G {{\n  graph [pad={PAD}, bgcolor=white, dpi={DPI}];\n"
+              '  node [fontname="DejaVu Sans", fontsize=14, shape=box];\n'
+              + "".join(f'  {k} [label="{t}"];\n' for k, t in labels.items()) + "  A -> B -> C;\n}\n")
+    image, boxes = render_dot(tmp_path, source, scale=1.0)
+    labelled, regions = draw_labels(image, [Region(bbox=b) for b in boxes.values()], names=list(boxes))
+    chart = OCRTranscriber(engine="rapidocr")([LabelledChart(image, labelled, regions)])[0].chart
+    want = {"A": "Verifier le cafe", "B": "Deja regle ?", "C": "Envoyer a l'equipe"}
+    for k, text in want.items():
+        assert words(chart.nodes[k].text) == words(text), (k, chart.nodes[k].text)

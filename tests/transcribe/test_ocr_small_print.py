@@ -35,6 +35,7 @@ def _small_node(text: str, size: int, fill: tuple[int, int, int] = (150, 190, 40
     ("Is the deadine past?", "Is the deadline past?"),      # a lost thin letter
     ("Output the finshed matenals", "Output the finished materials"),
     ("SMOOTHH", "SMOOTH"),                                   # case kept
+    ("Cool te bowl", "Cool the bowl"),                       # "the" lost its h
 ])
 def test_spelling_restores_words_that_lost_a_stroke(read, want):
     from flowpath.transcribe.ocr.text import correct_spelling
@@ -45,6 +46,7 @@ def test_spelling_restores_words_that_lost_a_stroke(read, want):
 @require_symspellpy
 @pytest.mark.parametrize("text", [
     "Call fetch_data()", "x = x42 + 1", "Stat the file", "Is the queue empty?", "Run qzxv",
+    "Response Ok?", "Read os.environ", "Is the DB up?", "Set 'pq' to 0",
 ])
 def test_spelling_leaves_known_words_and_identifiers(text):
     from flowpath.transcribe.ocr.text import correct_spelling

@@ -178,4 +178,75 @@ def test_the_transcriber_asks_the_learned_engine_only_for_small_print():
     learned = tr._learned.read([crop])[0]
     # the learned reading is kept exactly when the rule prefers it over tesseract's
     assert (small[0].engine == "textrec") == prefer_learned(ordinary[0], learned)
-    assert OCRTranscriber(workers=1).read([crop], line_height=11.0)[0].engine != "textrec"  # off by default
+    assert OCRTranscriber(learned=False, workers=1).read([crop], line_height=11.0)[0].engine != "textrec"
+
+
+#: a script run in a fresh interpreter: transcribes charts drawn at the given text sizes with the
+#: default `OCRTranscriber` and prints what was read, the line height, the warnings and whether
+#: torch was imported (a fresh process: the one-time note and ``sys.modules`` start empty)
+_DEFAULT_RUN = """
+import logging, sys
+if {hide_torch}:
+    sys.modules["torch"] = None  # as if torch were not installed
+logging.basicConfig(level=logging.WARNING, format="NOTE %(message)s", stream=sys.stdout)
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+from flowpath.geometry import Region
+from flowpath.models.base import LabelledChart
+from flowpath.transcribe.ocr import OCRTranscriber
+
+def chart(size):
+    img = Image.new("RGB", (360, 60 + 5 * size), "white")
+    draw, font = ImageDraw.Draw(img), ImageFont.truetype({font!r}, size)
+    boxes = [(10, 10, 170, 30 + 2 * size), (190, 10, 350, 30 + 2 * size)]
+    for box, text in zip(boxes, ["Check the water", "Apply the leaves"]):
+        draw.rectangle(box, outline="black", width=2)
+        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, fill="black", font=font, anchor="mm")
+    arr = np.asarray(img).copy()
+    return LabelledChart(arr, arr, {{chr(65 + i): Region(tuple(map(float, b))) for i, b in enumerate(boxes)}})
+
+for tr in (OCRTranscriber(workers=1), OCRTranscriber(workers=1)):
+    for size in {sizes}:
+        out = tr([chart(size)])[0]
+        print("READ", out.meta["line_height"], "|".join(n.text for n in out.chart.nodes.values()))
+print("TORCH", sys.modules.get("torch") is not None)
+"""
+
+
+def _default_run(sizes: tuple[int, ...], hide_torch: bool) -> tuple[list[tuple[float, str]], list[str], bool]:
+    import subprocess
+    import sys
+
+    from tests.markers import REPO_ROOT
+
+    code = _DEFAULT_RUN.format(hide_torch=hide_torch, font=_SERIF, sizes=sizes)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT,
+                          timeout=300, check=True)
+    lines = done.stdout.splitlines()
+    reads = [(float(ln.split()[1]), ln.split(maxsplit=2)[2]) for ln in lines if ln.startswith("READ ")]
+    notes = [ln for ln in lines if ln.startswith("NOTE ")]
+    return reads, notes, lines[-1] == "TORCH True"
+
+
+@require_tesserocr
+@needs_serif
+def test_without_torch_the_default_reads_small_print_and_says_so_once():
+    reads, notes, torch_loaded = _default_run((11,), hide_torch=True)
+    assert len(reads) == 2 and not torch_loaded
+    for line_px, text in reads:
+        assert SMALL_PRINT_FROM <= line_px < SMALL_PRINT_BELOW  # the learned step was due
+        assert "water" in text.lower() and "leaves" in text.lower()  # tesseract read it all the same
+    # one note for the whole process (two transcribers, two charts), naming the extra and the opt-out
+    assert len(notes) == 1 and "flowpath[models]" in notes[0] and "learned=false" in notes[0]
+
+
+@require_torch
+@require_tesserocr
+@needs_serif
+def test_the_default_imports_torch_only_for_small_print():
+    reads, notes, torch_loaded = _default_run((22,), hide_torch=False)
+    assert all(line_px >= SMALL_PRINT_BELOW for line_px, _ in reads) and not notes
+    assert not torch_loaded  # ordinary print: no torch import, no model load
+    reads, notes, torch_loaded = _default_run((11,), hide_torch=False)
+    assert all(SMALL_PRINT_FROM <= line_px < SMALL_PRINT_BELOW for line_px, _ in reads) and not notes
+    assert torch_loaded

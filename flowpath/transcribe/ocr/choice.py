@@ -13,11 +13,14 @@ after tesseract has read them all:
    ``CROP_BELOW`` (or not at all) is read by rapidocr too, and the more confident reading is
    kept (tesseract's 0-100 scaled to 0-1, rapidocr's line score).
 
-3. **Small print** (issue 14), on print charts: when the chart's text lines are shorter than
-   ``SMALL_PRINT_BELOW`` px but not under ``SMALL_PRINT_FROM`` (web images whose 10-px serif
-   text tesseract's fast model misreads),
+3. **Small print** (issue 14; on by default, `OCRTranscriber(learned=False)` turns it off): when
+   the chart's text lines are shorter than ``SMALL_PRINT_BELOW`` px but not under
+   ``SMALL_PRINT_FROM`` (web images whose 10-px serif text tesseract's fast model misreads),
    the learned line recogniser (`flowpath.transcribe.ocr.recogniser`) reads every node and its
    reading replaces the one kept so far where `prefer_learned` says so (`learned_opinion`).
+   It runs on charts step 1 took as handwritten too: half of the wild Graphviz tuning charts
+   are among them (tesseract doubts their blurred print), and there it gains most; its floor
+   keeps it off handwriting.
 
 Clean renders are read confidently by tesseract and their lines are taller, so no step sends
 them to a slower engine. The thresholds were chosen per node on a generated hand-drawn tuning set drawn in the train
@@ -132,14 +135,15 @@ def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading]
     return out
 
 
-def prefer_learned(kept: Reading, learned: Reading, *, margin: float | None = None) -> bool:
+def prefer_learned(kept: Reading, learned: Reading, *, margin: float | None = None,
+                   floor: float = LEARNED_FLOOR) -> bool:
     """Whether the learned recogniser's reading of a small-print node replaces ``kept``.
 
     ``margin`` (default: `LEARNED_MARGIN` of the engine that read ``kept``, 0 for others) is
     added to the learned reading's confidence before the two are compared; a learned reading
-    under `LEARNED_FLOOR` never wins.
+    under ``floor`` never wins.
     """
-    if not learned.words or learned.confidence < LEARNED_FLOOR:
+    if not learned.words or learned.confidence < floor:
         return False
     if margin is None:
         margin = LEARNED_MARGIN.get(kept.engine, 0.0)

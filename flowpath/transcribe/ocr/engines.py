@@ -35,6 +35,16 @@ if TYPE_CHECKING:
 
 #: white gap between stacked crops; large enough that tesseract never merges two crops' lines
 _GAP = 28
+#: in the mosaic, two lines of one crop closer than this share of their height are moved apart
+#: to it: tesseract's layout analysis reads lines 2-3 px apart at ~10 px print (a short centred
+#: second line under a long first one) as one line, and their words interleave
+_MIN_LINE_GAP = 0.2
+#: a line rapidocr read is dropped when more than this share of its characters have no ASCII
+#: base letter (`latin_line`)
+_MAX_FOREIGN = 0.2
+#: Latin letters NFKD leaves whole, by the ASCII letter they look like
+_LATIN_LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i",
+                                "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE"})
 
 
 
@@ -166,13 +176,14 @@ class TesseractEngine(OCREngine):
         return Reading([w for w, _ in kept], _mean([c for _, c in kept]) / 100, self.name)
 
     def _read_mosaic(self, items: list[tuple[int, TextCrop]]) -> dict[int, Reading]:
-        width = max(c.image.shape[1] for _, c in items)
-        mosaic = np.full((sum(c.image.shape[0] + _GAP for _, c in items), width), 255, np.uint8)
         starts = []
         y = 0
-        for _, c in items:
-            h, w = c.image.shape
-            mosaic[y:y + h, :w] = c.image
+        images = [_spread_lines(c.image) for _, c in items]
+        width = max(im.shape[1] for im in images)
+        mosaic = np.full((sum(im.shape[0] + _GAP for im in images), width), 255, np.uint8)
+        for image in images:
+            h, w = image.shape
+            mosaic[y:y + h, :w] = image
             starts.append(y)
             y += h + _GAP
         words, confs = self.words(mosaic, psm=6)
@@ -183,7 +194,7 @@ class TesseractEngine(OCREngine):
             if j < 0:
                 continue
             idx, crop = items[j]
-            if cy > starts[j] + crop.image.shape[0] + 2:
+            if cy > starts[j] + images[j].shape[0] + 2:
                 continue  # in the gap between two crops
             if conf < 10 and not re.search(r"[A-Za-z0-9]", word):
                 continue  # specks read as punctuation
@@ -286,10 +297,28 @@ class RapidOCREngine(OCREngine):
 
     @staticmethod
     def _keep(words: list[Word], scores: list[float], word: Word, score: float) -> None:
-        txt = word[3].strip()
-        if txt and txt.isascii():
+        txt = latin_line(word[3])
+        if txt:
             words.append((*word[:3], txt))
             scores.append(score)
+
+
+def latin_line(text: str) -> str | None:
+    """A line rapidocr read, in ASCII: accents dropped from letters (``materuh, éxen`` ->
+    ``materuh, exen``: the recogniser knows Latin accented letters and CJK, and small print
+    misread as an accented letter cost the whole line); None when the line is mostly not Latin
+    (more than `_MAX_FOREIGN` of its characters have no ASCII base: a misread of a scribble)."""
+    import unicodedata
+
+    text = text.strip()
+    if text.isascii():
+        return text or None
+    base = "".join(ch for ch in unicodedata.normalize("NFKD", text.translate(_LATIN_LETTERS))
+                   if not unicodedata.combining(ch))
+    foreign = sum(not ch.isascii() for ch in base)
+    if foreign > _MAX_FOREIGN * len(base.replace(" ", "")):
+        return None
+    return " ".join("".join(ch for ch in base if ch.isascii()).split()) or None
 
 
 def split_lines(image: np.ndarray, min_gap: int = 2) -> list[tuple[int, int]]:
@@ -319,6 +348,27 @@ def split_lines(image: np.ndarray, min_gap: int = 2) -> list[tuple[int, int]]:
             near = min(out, key=lambda s: min(abs(a - s[1]), abs(s[0] - b)))
             near[0], near[1] = min(near[0], a), max(near[1], b)
     return [(a, b) for a, b in sorted(out)]
+
+
+def _spread_lines(image: np.ndarray) -> np.ndarray:
+    """``image`` with blank rows added between text lines closer than `_MIN_LINE_GAP` of the
+    shorter line's height; ``image`` itself when no two lines are that close (word boxes read
+    from the result keep the lines' order, which is all the readers use them for)."""
+    spans = split_lines(image, min_gap=1)
+    if len(spans) < 2 or _MIN_LINE_GAP <= 0:
+        return image
+    pads = [max(0, int(np.ceil(_MIN_LINE_GAP * min(b0 - a0, b1 - a1))) - (a1 - b0))
+            for (a0, b0), (a1, b1) in zip(spans, spans[1:], strict=False)]
+    if not any(pads):
+        return image
+    parts = []
+    top = 0
+    for (_, b0), (a1, _), pad in zip(spans, spans[1:], pads, strict=False):
+        cut = (b0 + a1) // 2
+        parts += [image[top:cut], np.full((pad, image.shape[1]), 255, np.uint8)]
+        top = cut
+    parts.append(image[top:])
+    return np.concatenate(parts)
 
 
 def _mean(values: list[float]) -> float:

@@ -244,9 +244,11 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
     word within one edit (two for words of six letters or more).
 
     Small print (5-7 px letters in a JPEG) loses thin strokes: ``deadine``, ``finshed``,
-    ``matenals``. A word the English frequency list knows is left alone, and so is anything
-    that is not a plain word of three letters or more (identifiers, numbers,
-    ``fetch_data()``), so only out-of-vocabulary words change. (Tesseract's own word list,
+    ``matenals``; ``the`` loses its ``h`` (``te``: the most frequent slip on the wild tuning
+    sets). A word the English frequency list knows is left alone, and so is anything that is
+    not a plain word of three letters or more, or of two lower-case letters (identifiers,
+    numbers, ``fetch_data()``, ``os.environ``, ``'pq'``, ``Ok``, ``DB``), so only
+    out-of-vocabulary words change. (Tesseract's own word list,
     `dictionary_words`, is not used here: it holds OCR-like junk such as ``finshed``; measured
     on the wild tuning set it protected more misreads than names.) Needs the frequency list of ``symspellpy`` (``flowpath[ocr]``);
     without it the text is returned as read.
@@ -259,7 +261,9 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
         return text
     out = []
     for tok in text.split(" "):
-        m = re.fullmatch(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)", tok)
+        # a two-letter word only bare (`'pq'` in a code chart is an identifier)
+        m = (re.fullmatch(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)", tok)
+             or re.fullmatch(r"()([a-z]{2})([?.,:;!]*)", tok))
         if m is None or m.group(2).lower() in freq:
             out.append(tok)
             continue

@@ -32,6 +32,7 @@ import logging
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import cv2
@@ -61,6 +62,13 @@ logger = logging.getLogger(__name__)
 ENGINES = ("auto", "tesseract", "rapidocr")
 #: rapidocr's confidence (0-1) at which its reading of a label box tesseract left empty is kept
 _SECOND_LABEL_CONF = 0.8
+
+
+@cache
+def _note_once(message: str) -> None:
+    """Log ``message`` as a warning the first time it comes up in this process (a missing
+    optional package is worth one line, not one per chart or per transcriber)."""
+    logger.warning(message)
 
 
 @dataclass
@@ -105,9 +113,13 @@ class OCRTranscriber(Transcriber):
             ``flowpath[ocr]`` is installed (docs/transcription.md, "Choosing the engine").
         handwriting_below: the per-node tesseract confidence (0-1) under which ``auto`` asks
             rapidocr (`choice.CROP_BELOW`).
-        learned: ``auto`` also reads small print (text lines under `choice.SMALL_PRINT_BELOW`
-            px) with the learned line recogniser (`flowpath.transcribe.ocr.recogniser`; needs
-            torch) and keeps its reading by `choice.prefer_learned`.
+        learned: ``auto`` also reads small print (charts whose text lines are in
+            [`choice.SMALL_PRINT_FROM`, `choice.SMALL_PRINT_BELOW`) px) with the learned line
+            recogniser (`flowpath.transcribe.ocr.recogniser`) and keeps its reading where
+            `choice.prefer_learned` says so. On by default; it needs torch
+            (``flowpath[models]``), imported only when a chart has such print: without it
+            tesseract/rapidocr read small print and a note is logged once per process.
+            ``False`` (CLI: ``--transcriber-arg learned=false``) turns it off.
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
@@ -123,7 +135,7 @@ class OCRTranscriber(Transcriber):
 
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
                  workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
-                 learned: bool = False) -> None:
+                 learned: bool = True) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -208,8 +220,9 @@ class OCRTranscriber(Transcriber):
             try:
                 self._learned = LineRecogniserEngine()
             except (MissingDependencyError, FileNotFoundError) as exc:
-                self.learned = False
-                logger.info("the learned text recogniser is not used: %s", exc)
+                self.learned = False  # do not try again for every chart
+                _note_once(f"small print is read without the learned text recogniser: {exc} "
+                           "(OCRTranscriber(learned=False), --transcriber-arg learned=false: no note)")
                 return None
         return self._learned
 
@@ -272,10 +285,13 @@ class OCRTranscriber(Transcriber):
                 continue
             shapes[i] = classify_shape(fg[y0:y1, x0:x1])
             inner = _interior(r, fg[y0:y1, x0:x1], (x0, y0), shrink, shapes[i])
-            interiors.append((x0, y0, x1, y1, inner))
             if inner.sum() > 16:
                 rgb = page.img[y0:y1, x0:x1]
-                glyph_ink.append((color_distance(rgb, fill_color(rgb, inner)) > 60) & inner)
+                ink = color_distance(rgb, fill_color(rgb, inner)) > 60
+                if shapes[i] == "rect":
+                    inner = _regain_clipped_lines(inner, ink, shrink)
+                glyph_ink.append(ink & inner)
+            interiors.append((x0, y0, x1, y1, inner))
         line_h = median_line_height(glyph_ink) or max(page.unit * 0.3, 12.0)
 
         crop_cpu: list[float] = []
@@ -531,6 +547,57 @@ def _interior(region: Region, fg: np.ndarray, origin: tuple[int, int], shrink: i
     right = np.where(has, f.shape[1] - 1 - f[:, ::-1].argmax(axis=1), f.shape[1] - 1 + shrink)
     cols = np.arange(f.shape[1])[None, :]
     return inner & (cols >= left[:, None] + shrink) & (cols <= right[:, None] - shrink)
+
+
+def _regain_clipped_lines(inner: np.ndarray, ink: np.ndarray, shrink: int) -> np.ndarray:
+    """The interior of a box grown back up (down) to just inside its drawn outline where the
+    shrink cut through a text line: a box that hugs its text (Graphviz at ~10 px) keeps its
+    first line only 2-3 px under the border, less than the shrink, which then cuts the tops of
+    the letters (``Place`` read ``lace``). Only a side whose edge row has ink running on across
+    it, and whose outline is found within ``shrink + 2`` rows, moves; other crops are unchanged.
+
+    Args:
+        inner: ``(h, w)`` bool interior mask of a rectangular node (the shrunk polygon).
+        ink: ``(h, w)`` bool, pixels far from the node's fill colour (border and glyphs).
+        shrink: px the polygon was shrunk by.
+
+    Returns:
+        The (possibly) grown interior mask; ``inner`` itself where nothing is cut.
+    """
+    rows = np.flatnonzero(inner.any(axis=1))
+    if rows.size < 2:
+        return inner
+    out = inner
+    for edge, step in ((int(rows[0]), -1), (int(rows[-1]), 1)):
+        span = inner[edge]
+        width = int(span.sum())
+        outside = edge + step
+        if not 0 <= outside < inner.shape[0] or width < 4:
+            continue
+        # a glyph runs across the edge: ink on both sides of it in the same columns, and the
+        # row outside is not the border itself (which covers most of the span)
+        crossing = int((ink[outside] & ink[edge] & span).sum())
+        if crossing < 2 or (ink[outside] & span).sum() >= 0.5 * width:
+            continue
+        border = None
+        for k in range(1, shrink + 3):
+            y = edge + step * k
+            if not 0 <= y < inner.shape[0]:
+                break
+            if (ink[y] & span).sum() >= 0.5 * width:
+                border = y
+                break
+        if border is None:
+            continue
+        # one row of anti-aliasing next to the outline stays outside
+        first = border - 2 * step
+        if (first - edge) * step <= 0:
+            continue
+        lo, hi = sorted((edge + step, first))
+        if out is inner:
+            out = inner.copy()
+        out[lo:hi + 1] |= span
+    return out
 
 
 def _edge_labels(texts: list[str]) -> list[str | None]:

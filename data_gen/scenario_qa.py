@@ -1,0 +1,306 @@
+"""Harder applied-scenario questions: stories that walk several decisions of a chart.
+
+`data_gen.qa --hard` tells a scenario by restating each check it settles ("the credit score is
+720", "the glue is not dry"), so the reasoner recognises nearly every settled check (generated
+scenario recall 94-99) and the generated sets cannot tell good scenario rules from bad ones.
+The benchmark's scenarios tell stories that settle checks the way people talk (issue 15's loan
+example: the story mentions a credit score and an income, the gold is credit check -> income
+check -> reject). `make_scenario_questions` asks in that way, on procedural charts with more
+decisions than ``--hard``'s:
+
+* numbers against thresholds in everyday words ("a score of 720", "earns $2,450 a month",
+  "is 16 years old" against "Is the applicant's age under 18?"), thousands written with a
+  separator, the check's own text in several forms ("Credit score > 600?", "... over 600?");
+* negations in their short and long forms ("hasn't", "is no longer", "never");
+* checks restated in other words, some by their opposite ("the glue is still wet" for "Is the
+  glue dry?" -> no), or answered explicitly ("the answer is no");
+* checks settled implicitly: a check between two settled ones the story does not mention,
+  or one settled by the step the person chose on its branch ("opts to ...");
+* irrelevant details: scenery, numbers that belong to no check, clauses out of chart order.
+
+Gold (docs/reasoning.md, "Gold conventions"): the walk from the first decision the story settles
+to the answer node, through the branch taken at each decision, the steps between included;
+plus the step the story says was done just before that decision (in a sentence after the
+opening one); nothing after the answer.
+
+    python -m data_gen.qa --out /work/data/scen8_val --charts 300 --seed 200 --style scenario
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import networkx as nx
+
+from data_gen.qa import (
+    _DOMAINS,
+    _THRESHOLD,
+    NAMES,
+    _branch_condition,
+    _chart_views,
+    _lower_first,
+    _persona,
+    _q,
+    random_chart,
+    reword,
+    settle,
+    threshold_value,
+)
+from flowpath.graph import FlowChart, Node
+
+# how a story gives each numeric check's quantity: ``{v}`` the value, ``{name}`` the person.
+# Some share the quantity's head noun with the check ("a credit score of 720"), some none
+# ("earns 2,450 a month"): both are how people tell it.
+_QUANTITY_PHRASES: dict[str, list[str]] = {
+    "the oven temperature": ["the oven has reached {v} degrees", "the oven thermometer shows {v}",
+                             "the oven temperature is {v}"],
+    "the water level": ["the water stands at {v}", "the water level gauge shows {v}", "the level reads {v}"],
+    "the board length": ["the board measures {v}", "the board is {v} long", "the length of the board is {v}"],
+    "the drying time": ["it has been drying for {v} minutes", "the drying time so far is {v}",
+                        "{name} has let it dry for {v} minutes"],
+    "the paint thickness": ["the coat of paint is {v} thick", "the paint thickness comes to {v}",
+                            "the paint layer measures {v}"],
+    "the soil pH": ["the soil tests at a pH of {v}", "a soil pH of {v} shows on the meter", "the pH is {v}"],
+    "'n'": ["n is {v}", "n holds {v}", "the input n equals {v}"],
+    "len(nums)": ["nums has {v} elements", "the list nums holds {v} items", "the length of nums is {v}"],
+    "the retry count": ["it has retried {v} times", "the retry counter shows {v}", "{name} sees {v} retries logged"],
+    "'total'": ["total has reached {v}", "the running total is {v}", "total comes to {v}"],
+    "the buffer size": ["the buffer holds {v} bytes", "the buffer is {v} bytes", "a buffer size of {v}"],
+    "'depth'": ["depth is {v}", "the recursion is {v} levels deep", "the depth counter reads {v}"],
+    "the credit score": ["{name} has a credit score of {v}", "the score comes back at {v}",
+                         "{name} scored {v} on the credit check"],
+    "the monthly income": ["{name} earns {v} a month", "{name} has a monthly income of {v}",
+                           "{name} takes home {v} each month"],
+    "the applicant's age": ["{name} is {v} years old", "{name} has just turned {v}", "the applicant is {v}"],
+    "the number of guests": ["{v} guests have said they will come", "{name} expects {v} guests",
+                             "the guest list has {v} names"],
+    "the account balance": ["{name} has {v} in the account", "the balance stands at {v}",
+                            "the account holds {v}"],
+    "the wait time": ["the wait is {v} minutes", "{name} has been waiting {v} minutes", "the queue takes {v} minutes"],
+}
+_MONEY = ("the monthly income", "the account balance")
+# the check's own text in other forms the benchmark's charts use ("Credit score > 600?")
+_COMPARATOR_FORMS = {"above": ["above", "over", ">", "greater than"], "greater than": ["greater than", "over", ">"], "below": ["below", "under", "<", "less than"],
+                     "more than": ["more than", "over", ">"], "less than": ["less than", "under", "fewer than", "<"],
+                     "at least": ["at least", ">=", "no less than"], "at most": ["at most", "<=", "no more than"]}
+# each yes/no check restated in other words: (a "yes" reading, a "no" reading); some readings
+# say the opposite ("still wet" for "dry"), some use no word of the check
+_CHECK_PHRASES: dict[str, tuple[list[str], list[str]]] = {
+    "Is the glue dry": (["the glue has dried", "the glue has set completely"], ["the glue is still wet", "the glue has not set yet"]),
+    "Does the lid fit snugly": (["the lid sits tight", "the lid fits snugly"], ["the lid is loose", "the lid doesn't fit snugly"]),
+    "Is the water boiling": (["the water is bubbling hard", "the water has come to the boil"], ["the water is only lukewarm", "the water isn't boiling yet"]),
+    "Is the surface smooth": (["the surface feels even", "the surface is smooth now"], ["the surface is still rough", "the surface isn't smooth"]),
+    "Are all screws tight": (["every screw is fastened", "all the screws are tight"], ["a couple of screws are loose", "not all screws are tight"]),
+    "Is the dough elastic": (["the dough springs back", "the dough is nice and elastic"], ["the dough tears easily", "the dough isn't elastic"]),
+    "Has the paint cured": (["the paint has hardened", "the paint has fully cured"], ["the paint is still tacky", "the paint hasn't cured"]),
+    "Is the mixture too runny": (["the mixture is watery", "the mixture is far too runny"], ["the mixture holds its shape", "the mixture isn't runny at all"]),
+    "Does the seal leak": (["water drips from the seal", "the seal leaks"], ["the seal holds without a drop", "the seal doesn't leak"]),
+    "Is the soil moist": (["the soil feels damp", "the soil is moist"], ["the soil is bone dry", "the soil isn't moist"]),
+    "Is 'i' less than 'n'": (["i is still below n", "i is less than n"], ["i has reached n", "i is no longer less than n"]),
+    "Is 'count' equal to zero": (["count is 0", "count is equal to zero"], ["count is 3", "count isn't zero"]),
+    "Is the list empty": (["the list has no items", "the list is empty"], ["the list holds a few items", "the list isn't empty"]),
+    "Is 'x' in 'seen'": (["x was seen before", "x is already in seen"], ["x is new", "x is not in seen"]),
+    "Does the file exist": (["the file is there", "the file exists"], ["the file is missing", "the file doesn't exist"]),
+    "Is 'left' greater than 'right'": (["left has passed right", "left is greater than right"], ["left is still smaller than right", "left isn't greater than right"]),
+    "Is the token valid": (["the token checks out", "the token is valid"], ["the token has expired", "the token isn't valid"]),
+    "Is 'n' divisible by 2": (["n is even", "n is divisible by 2"], ["n is odd", "n isn't divisible by 2"]),
+    "Is the connection open": (["the connection is up", "the connection is open"], ["the connection has dropped", "the connection isn't open"]),
+    "Is 'max_val' None": (["max_val was never set", "max_val is None"], ["max_val holds a value", "max_val is no longer None"]),
+    "Is the deadline close": (["the deadline is only days away", "the deadline is close"], ["the deadline is months off", "the deadline isn't close"]),
+    "Did the agency respond": (["the agency wrote back", "the agency responded"], ["the agency never replied", "the agency didn't respond"]),
+    "Is the budget sufficient": (["the budget covers it", "the budget is sufficient"], ["the budget falls short", "the budget isn't sufficient"]),
+    "Are documents complete": (["every document is in order", "the documents are complete"], ["some documents are missing", "the documents aren't complete"]),
+    "Is the venue available": (["the venue is free that day", "the venue is available"], ["the venue is already booked", "the venue isn't available"]),
+    "Was the request approved": (["the request went through", "the request was approved"], ["the request was turned down", "the request wasn't approved"]),
+    "Is the area safe": (["the area is safe", "the area is known to be safe"], ["the area is dangerous", "the area isn't safe"]),
+    "Does the plan need changes": (["the plan needs rework", "the plan needs changes"], ["the plan is fine as it is", "the plan doesn't need changes"]),
+    "Is a visa required": (["a visa is needed", "a visa is required"], ["no visa is needed", "a visa isn't required"]),
+    "Has the fee been paid": (["the fee is settled", "the fee has been paid"], ["{name} has not paid the fee", "the fee hasn't been paid"]),
+}
+# details that belong to no check, some with numbers of their own
+_DISTRACTORS = ["{name} has {k} kids at home.", "It is {k} o'clock and the office is quiet.",
+                "{name} has been at it for {k} hours.", "{colleague} has asked about it {k} times already.",
+                "{name} keeps the notes in a blue folder.", "The weather outside is grey.",
+                "{name} had coffee with {colleague} this morning."]
+_COLLEAGUES = ["Melissa", "Jordan", "Aisha", "Tom", "Hana", "Lucas"]
+
+
+def scenario_chart(rng: random.Random) -> tuple[FlowChart, str, dict[str, tuple[str, str, int]]]:
+    """A procedural chart with more decisions than ``--hard``'s (0.6 of them numeric), numeric
+    checks written in varied forms. Returns ``(chart, domain, thresholds)``: ``thresholds``
+    maps each numeric decision to ``(subject, comparison, value)`` as drawn."""
+    chart, domain = random_chart(rng, n_steps=rng.randint(7, 14), numeric_rate=0.6, decision_rate=0.5)
+    thresholds: dict[str, tuple[str, str, int]] = {}
+    quantities: list[tuple[str, str]] = list(_DOMAINS[domain]["numeric"])
+    for n in list(chart):
+        m = _THRESHOLD.match(n.text or "")
+        if n.kind != "decision" or m is None:
+            continue
+        subject, comparison, t = m.group(1), m.group(2), int(m.group(3))
+        used = {s for s, _, _ in thresholds.values()}
+        if subject in used:
+            # one number in a story settles every check on its quantity: a chart compares each
+            # quantity once, so a story's gold walk holds every check its numbers settle
+            free = [q for q in quantities if q[0] not in used]
+            if not free:
+                texts = {x.text for x in chart}
+                checks = [c for c in _DOMAINS[domain]["checks"] if f"{c}?" not in texts]
+                chart.add_node(Node(n.id, rng.choice(checks) + "?", n.shape))
+                continue
+            subject, comparison = rng.choice(free)
+        thresholds[n.id] = (subject, comparison, t)
+        value = _number(t, subject, rng)
+        form = rng.choice(_COMPARATOR_FORMS[comparison])
+        head = f"{subject[0].upper()}{subject[1:]}"
+        text = rng.choice([f"Is {subject} {form} {value}?", f"{head} {form} {value}?"])
+        chart.add_node(Node(n.id, text, n.shape))
+    return chart, domain, thresholds
+
+
+def _number(v: int, subject: str, rng: random.Random) -> str:
+    """``v`` as a story or a chart writes it: thousands with a separator at times, money with
+    a currency sign."""
+    out = f"{v:,}" if v >= 1000 and rng.random() < 0.6 else str(v)
+    return f"${out}" if subject in _MONEY and rng.random() < 0.5 else out
+
+
+def settle_in_words(text: str, threshold: tuple[str, str, int] | None, condition: str, name: str,
+                    rng: random.Random) -> str | None:
+    """A clause that settles the check ``text`` on ``condition`` the way a story tells it:
+    a number in everyday words for a numeric check, else the check restated in other words,
+    by its opposite, in a short negation, or answered explicitly; ``None`` when it cannot."""
+    if threshold is not None:
+        subject, comparison, t = threshold
+        v = _number(threshold_value(comparison, t, condition, rng), subject, rng)
+        phrases = _QUANTITY_PHRASES.get(subject, [f"{subject} is {{v}}"])
+        return rng.choice(phrases).format(v=v, name=name)
+    key = text.rstrip("?").strip()
+    r = rng.random()
+    if key in _CHECK_PHRASES and r < 0.6:
+        yes, no = _CHECK_PHRASES[key]
+        return rng.choice(yes if condition == "yes" else no).format(name=name)
+    clause = settle(text, condition, rng)
+    if clause is None:
+        return None
+    if r < 0.8:
+        return clause.replace(" is not ", " isn't ").replace(" has not ", " hasn't ").replace(" are not ", " aren't ") \
+            .replace(" does not ", " doesn't ").replace(" was not ", " wasn't ").replace(" did not ", " didn't ")
+    question = _lower_first(text.rstrip("?"))
+    return f"when {name} asks '{question}?', the answer is {condition}"
+
+
+def make_scenario_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_type: int = 2,
+                            domain: str = "synthetic",
+                            thresholds: dict[str, tuple[str, str, int]] | None = None) -> list[dict[str, Any]]:
+    """Applied-scenario questions whose stories settle several checks the way people tell them
+    (module docstring), with the gold walk of docs/reasoning.md's conventions.
+
+    Args:
+        chart: the flowchart.
+        chart_id: id written into each record.
+        rng: the random source.
+        per_type: scenario questions per chart (fewer when the chart has no check to settle).
+        domain: domain label for the records.
+        thresholds: numeric checks' ``(subject, comparison, value)`` (`scenario_chart`); a
+            check missing here is read from its text as ``--hard`` writes it.
+
+    Returns:
+        Benchmark-layout question records of type ``applied_scenario``.
+    """
+    g, text, kind, steps, _ = _chart_views(chart)
+    thresholds = dict(thresholds or {})
+    for d in chart.nodes:
+        m = _THRESHOLD.match(text[d])
+        if kind[d] == "decision" and d not in thresholds and m:
+            thresholds[d] = (m.group(1), m.group(2), int(m.group(3)))
+    out: list[dict[str, Any]] = []
+    targets = [t for t in steps if any(kind[a] == "decision" for a in nx.ancestors(g, t))]
+    for _ in range(per_type):
+        if not targets:
+            break
+        story = _story(chart, g, text, kind, thresholds, rng.choice(targets), domain, rng)
+        if story is not None:
+            out.append(_q(chart_id, len(out), "applied_scenario", *story, domain, rng))
+    return out
+
+
+def _walk(g: nx.DiGraph, kind: dict[str, str], target: str, rng: random.Random) -> list[str]:
+    """The walk a story takes to ``target``: from an upstream decision, preferring one with
+    another decision between it and the target (stories that settle several checks)."""
+    ancestors = nx.ancestors(g, target)
+    walks = [nx.shortest_path(g, d, target) for d in sorted(ancestors) if kind[d] == "decision"]
+    walks = [w for w in walks if len(w) <= 8] or [min(walks, key=len)]
+    several = [w for w in walks if sum(kind[n] == "decision" for n in w) >= 2]
+    return rng.choice(several if several and rng.random() < 0.8 else walks)
+
+
+def _story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str, str],
+           thresholds: dict[str, tuple[str, str, int]], target: str, domain: str,
+           rng: random.Random) -> tuple[str, str, list[str]] | None:
+    """One story walking to ``target``: ``(question, answer, gold)``, ``None`` when a check on
+    the walk cannot be told."""
+    path = _walk(g, kind, target, rng)
+    name = rng.choice(NAMES)
+    who, scenery = _persona(name, domain, rng)
+    colleague = rng.choice(_COLLEAGUES)
+    settled: list[str] = []  # one sentence (or clause) per check the story settles
+    for i, (a, b) in enumerate(zip(path, path[1:], strict=False)):
+        if kind[a] != "decision":
+            if i and rng.random() < 0.3:
+                settled.append(f"Then {name} goes on to {_lower_first(reword(text[a], rng))}.")
+            continue
+        cond = _branch_condition(chart, a, b)
+        if cond not in ("yes", "no"):
+            return None
+        if i and rng.random() < 0.25:
+            continue  # settled implicitly: the walk passes it, the story does not say
+        if kind[b] not in ("decision", "start", "end", "terminal") and b != target and rng.random() < 0.2:
+            # settled by the choice the person made on its branch (FlowExplainBench's scenario
+            # figure: "opts for an online calculator")
+            verb = rng.choice(["opts to", "decides to", "chooses to"])
+            settled.append(f"{name} {verb} {_lower_first(reword(text[b], rng))}.")
+            continue
+        clause = settle_in_words(text[a], thresholds.get(a), cond, name, rng)
+        if clause is None:
+            return None
+        settled.append(clause)
+    settled = [_sentence(s, name, rng) for s in settled]
+    if len(settled) >= 2 and rng.random() < 0.3:
+        # two facts in one sentence, or told out of the chart's order
+        i = rng.randrange(len(settled) - 1)
+        x, y = settled[i].rstrip("."), settled[i + 1].rstrip(".")
+        joined = rng.choice([f"{x}, and {_lower_first(y)}.", f"{x}, but {_lower_first(y)}.",
+                             f"{y}, although {_lower_first(x)}."])
+        settled[i: i + 2] = [joined]
+    gold = list(path)
+    before = [p for p in chart.predecessors(path[0])
+              if kind[p] not in ("start", "end", "terminal", "decision") and p != target]
+    facts: list[str] = []
+    if before and rng.random() < 0.4:
+        # a step done just before the first settled check, told after the opening: gold
+        facts.append(f"{name} has already taken care of the part where you {_lower_first(reword(text[before[0]], rng))}.")
+        gold.insert(0, before[0])
+    facts += settled
+    for _ in range(rng.choice([0, 1, 1, 2])):
+        facts.insert(rng.randint(0, len(facts)), rng.choice(_DISTRACTORS).format(
+            name=name, colleague=colleague, k=rng.randint(2, 12)))
+    opening = f"{who} is working through this process."
+    if rng.random() < 0.5:
+        facts.insert(0, scenery)
+    ask = rng.choice([f"What should {name} do next?", f"According to the chart, what happens next for {name}?",
+                      f"Where does this leave {name}?", f"What is {name}'s next step?"])
+    goal = _lower_first(reword(text[target], rng))
+    answer = rng.choice([f"{name} should {goal}.", f"The next thing is to {goal}.", f"{goal[0].upper()}{goal[1:]}."])
+    return " ".join([opening, *facts, ask]), answer, gold
+
+
+def _sentence(clause: str, name: str, rng: random.Random) -> str:
+    """A settling clause told as a sentence of the story."""
+    if clause.endswith("."):
+        return clause
+    frame = rng.choice(["{}.", "It turns out {}.", "{name} finds that {}.", "As it happens, {}."])
+    body = clause if frame == "{}." else _lower_first(clause) if not clause.startswith(name) else clause
+    out = frame.format(body, name=name)
+    return out[0].upper() + out[1:]
+
