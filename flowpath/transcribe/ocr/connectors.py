@@ -416,7 +416,7 @@ def _clear_head(t: Contact, s: Contact) -> bool:
 
 
 def chart_flow(components: dict[int, Component], regions: list[Region],
-               terminals: tuple[list[int], list[int]] = ([], [])) -> Flow:
+               terminals: tuple[list[int], list[int]] = ([], []), decisions: frozenset[int] = frozenset()) -> Flow:
     """The chart's `Flow`, from its two-ended connectors and its Start and End nodes.
 
     The axis is the one the connectors mostly run along (`flow_axis`).
@@ -447,7 +447,7 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
             return Flow(axis, 1 if apart > 0 else -1, from_terminals=True)
     vote = 0
     for a, b in two:
-        if not _votes_on_flow(a, b, regions, axis):
+        if not _votes_on_flow(a, b, regions, axis, decisions):
             continue
         if a.arrow != b.arrow:
             t, s = (a, b) if a.arrow else (b, a)
@@ -462,20 +462,28 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
     return Flow(axis, -1 if vote < 0 else 1)
 
 
-def _votes_on_flow(a: Contact, b: Contact, regions: list[Region], axis: int) -> bool:
+def _votes_on_flow(a: Contact, b: Contact, regions: list[Region], axis: int,
+                   decisions: frozenset[int] = frozenset()) -> bool:
     """Whether a two-ended connector may vote on the chart's flow (`chart_flow`): not when its
     nodes are level along the axis (`_LEVEL_SHARE`: the sign of a px or two of difference says
     nothing of the way the chart reads; a decision's branch to the node beside it), nor when
-    one end passes the arrowhead thickness test only as a spread contact (`runs_along`: on a
-    shadowed chart, the drop shadow's remnant beside the source's side is as thick as a head;
-    tuning, wild flowchart.js charts with no Start/End read: such ends outvoted the true heads
-    and turned whole charts upwards).
+    one end passes the arrowhead thickness test only where any end would (`_widened_end`).
+    Tuning, wild flowchart.js charts with no Start/End read: such ends outvoted the true heads
+    and turned whole charts upwards.
     """
     ra, rb = regions[a.region], regions[b.region]
     extent = min(ra.height, rb.height) if axis == 1 else min(ra.width, rb.width)
     if abs(ra.center[axis] - rb.center[axis]) < _LEVEL_SHARE * extent:
         return False
-    return not ((a.arrow and a.along) or (b.arrow and b.along))
+    return not ((a.arrow and _widened_end(a, b, decisions)) or (b.arrow and _widened_end(b, a, decisions)))
+
+
+def _widened_end(end: Contact, other: Contact, decisions: frozenset[int]) -> bool:
+    """Whether ``end`` looks thick whether or not a head is drawn there: spread along its node's
+    outline (`runs_along`: on a shadowed chart, the drop shadow's remnant beside the side a
+    connector leaves), or at a decision's vertex (the diamond's two sides converge there and
+    join the connector inside the contact ring) when ``other`` is no decision."""
+    return end.along or (end.region in decisions and other.region not in decisions)
 
 
 def flow_axis(pairs: list[tuple[Region, Region]]) -> int:
@@ -551,7 +559,8 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # thick source), and a small one adds pixels. Neither end then shows a head, and the
         # ink, the labels and the flow below decide (docs/transcription.md)
         targets, sources = [], contacts
-    if len(targets) == 1 and len(sources) == 1 and spread_head_upstream(targets[0], sources[0], regions, flow):
+    if len(targets) == 1 and len(sources) == 1 and widened_head_upstream(targets[0], sources[0], regions, flow,
+                                                                           decisions):
         targets, sources = [], contacts
     if (not targets or not sources) and (merge := merge_target(contacts)) is not None:
         targets, sources = [merge], [ct for ct in contacts if ct is not merge]
@@ -610,17 +619,19 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
     return pairs, notes
 
 
-def spread_head_upstream(t: Contact, s: Contact, regions: list[Region], flow: Flow) -> bool:
+def widened_head_upstream(t: Contact, s: Contact, regions: list[Region], flow: Flow,
+                          decisions: frozenset[int] = frozenset()) -> bool:
     """Whether end ``t``, read as the head by thickness against end ``s``, is rather the source:
-    it is spread along its node's outline (`runs_along`, only set on charts whose nodes cast
-    drop shadows) and lies upstream of ``s`` along the chart's flow, clear of level.
+    it looks thick whether or not a head is drawn there (`_widened_end`: a drop shadow's
+    remnant, a decision's vertex) and lies upstream of ``s`` along the chart's flow, clear of
+    level.
 
-    A shadow's remnant along the side a connector leaves is as thick as a head; a true head
-    that wide enters its node downstream (the way the chart reads), and a loop back's head
-    upstream is the connector's own width. Tuning (wild flowchart.js, gold regions): such ends
+    A true head enters its node with the way the chart reads, or comes back up a loop; a
+    shadow's remnant along the side a connector leaves, or a diamond's vertex a branch leaves,
+    lies upstream of the connector's other end. Tuning (flowchart.js, gold regions): such ends
     were the source in every chart looked at; left to the ink, the decision and the flow.
     """
-    if not t.along:
+    if not _widened_end(t, s, decisions):
         return False
     rt, rs = regions[t.region], regions[s.region]
     extent = min(rt.height, rs.height) if flow.axis == 1 else min(rt.width, rs.width)
