@@ -132,3 +132,62 @@ def test_flowchartjs_shadow_bands_do_not_turn_a_chart_without_terminals_upwards(
     want = {(e.source, e.target) for e in gold.edges if "B" not in (e.source, e.target)}
     assert want <= got, (want - got, tr.problems)
     assert not {(t, s) for s, t in want} & got
+
+
+# a Start node and no End read ("END" on two ovals, read as nothing on this small blurred
+# image): the chart's flow comes from the Start alone. "Any leaks?" leaves by its bottom vertex
+# ("Yes") and its right vertex ("No"), where the diamond's converging sides add ink to the
+# branch's end inside the contact ring
+START_ONLY = """flowchart TD
+    A(["Start"])
+    B["Apply the bowl until smooth"]
+    C(["Attach your hands<br>and set aside"])
+    D[/"Obtain the surface, then label the mixture in a cool place"/]
+    E{"Is the the results dry?"}
+    F{"Any leaks?"}
+    G["Dry the leaves for 10 minutes"]
+    H["Cut your hands"]
+    I(["END"])
+    J(["END"])
+    A --> B
+    B --> C
+    C --> D
+    D --> E
+    E -->|"True"| C
+    E -->|"False"| F
+    F -->|"No"| G
+    F -->|"Yes"| H
+    H --> I
+    G --> J
+"""
+
+
+@require_chromium
+@require_flowchartjs
+@require_tesseract
+@pytest.mark.chromium
+def test_flowchartjs_start_only_chart_keeps_its_flow_and_decision_branches(renderer, tmp_path):
+    """A small wild-look web image (gradient, shadows, JPEG, blur) with a Start node and no End
+    read comes back with every directed edge but the loop back: the flow from where the Start
+    lies (`one_terminal_sign`), each decision's branches away from it (`_vertex_ink`). (The
+    loop back joins the line above its target through a gap and is another open bucket.) At
+    this render size the head vote alone also gets the flow right, so this is an end-to-end
+    guard; tests/transcribe/test_chart_flow.py holds the lone-terminal rule itself."""
+    from data_gen.pipeline import _degrade
+    from data_gen.raster import decode_png
+    from data_gen.styles import StyleSpec
+    from flowpath.mermaid import parse_mermaid
+
+    chart = parse_mermaid(START_ONLY)
+    style = StyleSpec(family="wild", theme="base", curve="stepBefore", font="Carlito", font_size=15,
+                      fills=["#4cf09e"], stroke="#00be5f", text="#000000", edge="#1f3864", stroke_width=2.0,
+                      edge_width=1.5, background="#ffffff", gradient=True, shadow=True, raster_width=309)
+    task, ann, gold = _render(renderer, tmp_path, chart, style, "e3")
+    image = decode_png(task["png"], task["width"], task["height"])
+    text_px = style.font_size * sum(task["scale"]) / 2
+    image, ann = _degrade(image, ann, {"kind": "wild", "seed": 651074567}, task["style"], text_px)
+    tr = _transcribe_on_gold_regions(image, ann, gold)
+    got = {(e.source, e.target) for e in tr.chart.edges}
+    want = {(e.source, e.target) for e in gold.edges} - {("E", "C")}
+    assert want <= got, (want - got, got - want, tr.problems)
+    assert not {(t, s) for s, t in want} & got
