@@ -41,20 +41,3 @@ def test_a_lone_start_on_a_left_to_right_row():
     regions = [Region(bbox=(x - 30, 85, x + 30, 115)) for x in (60, 160, 260, 360)]
     assert cx.one_terminal_sign(regions, [3], [], axis=0) == -1
     assert cx.one_terminal_sign(regions, [0], [], axis=0) == 1
-
-
-def test_an_arrowhead_at_a_decision_above_its_source_stays_a_head():
-    """A loop back into a check enters the decision from below: its arrowhead lies upstream of
-    the other end, yet it is the head (only a drop shadow's remnant spread along the outline is
-    taken for a source there, `widened_head_upstream`)."""
-    regions = _column([40, 200])  # 0: the decision, 1: a step below it
-    head = cx.Contact(region=0, count=20, point=(100.0, 55.0), thickness=4.0, arrow=True, mass=100.0)
-    tail = cx.Contact(region=1, count=20, point=(100.0, 185.0), thickness=1.5, mass=100.0)
-    piece = cx.Component(label=1, contacts=[head, tail])
-    pairs, _ = cx.component_edges(piece, regions, ["A", "B"], flow=cx.Flow(1, 1), decisions=frozenset({0}))
-    assert pairs == [(1, 0)]
-    # the same end spread along the decision's outline (a shadow's remnant) is the source
-    shadowed = cx.Contact(region=0, count=20, point=(100.0, 55.0), thickness=4.0, arrow=True, mass=100.0, along=True)
-    piece = cx.Component(label=1, contacts=[shadowed, tail])
-    pairs, _ = cx.component_edges(piece, regions, ["A", "B"], flow=cx.Flow(1, 1), decisions=frozenset({0}))
-    assert pairs == [(0, 1)]

@@ -583,7 +583,8 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # thick source), and a small one adds pixels. Neither end then shows a head, and the
         # ink, the labels and the flow below decide (docs/transcription.md)
         targets, sources = [], contacts
-    if len(targets) == 1 and len(sources) == 1 and widened_head_upstream(targets[0], sources[0], regions, flow):
+    if len(targets) == 1 and len(sources) == 1 and widened_head_upstream(targets[0], sources[0], regions, flow,
+                                                                           decisions):
         targets, sources = [], contacts
     if (not targets or not sources) and (merge := merge_target(contacts)) is not None:
         targets, sources = [merge], [ct for ct in contacts if ct is not merge]
@@ -661,22 +662,19 @@ def _blot_pixels(c: Component, head: Contact, tail: Contact, regions: list[Regio
     return _CLEAR_PIXEL_RATIO if float(np.dot(step, flow.towards)) < 0 else 1.0
 
 
-def widened_head_upstream(t: Contact, s: Contact, regions: list[Region], flow: Flow) -> bool:
+def widened_head_upstream(t: Contact, s: Contact, regions: list[Region], flow: Flow,
+                          decisions: frozenset[int] = frozenset()) -> bool:
     """Whether end ``t``, read as the head by thickness against end ``s``, is rather the source:
-    it is spread along its node's outline (`runs_along`: a drop shadow's remnant beside the
-    side a connector leaves, thick whether or not a head is drawn there) and lies upstream of
-    ``s`` along the chart's flow, clear of level.
+    it looks thick whether or not a head is drawn there (`_widened_end`: a drop shadow's
+    remnant, a decision's vertex) and lies upstream of ``s`` along the chart's flow, clear of
+    level.
 
     A true head enters its node with the way the chart reads, or comes back up a loop; a
-    shadow's remnant lies upstream of the connector's other end. Tuning (flowchart.js, gold
-    regions): such ends were the source in every chart looked at; left to the ink, the
-    decision and the flow. A decision's vertex is not asked here (it is in the flow vote,
-    `_widened_end`): an arrowhead at a decision upstream of the other end is as often a true
-    loop back into the check, and asking it turned those loops on febench_dev's code charts
-    (edge F1 0.989 -> 0.979, the floor check of the merge); the vertex ink of a decision's own
-    labelled branches is `_vertex_ink`'s.
+    shadow's remnant along the side a connector leaves, or a diamond's vertex a branch leaves,
+    lies upstream of the connector's other end. Tuning (flowchart.js, gold regions): such ends
+    were the source in every chart looked at; left to the ink, the decision and the flow.
     """
-    if not t.along:
+    if not _widened_end(t, s, decisions):
         return False
     rt, rs = regions[t.region], regions[s.region]
     extent = min(rt.height, rs.height) if flow.axis == 1 else min(rt.width, rs.width)
