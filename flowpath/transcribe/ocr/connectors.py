@@ -443,14 +443,13 @@ def _clear_head(t: Contact, s: Contact) -> bool:
 
 
 def chart_flow(components: dict[int, Component], regions: list[Region],
-               terminals: tuple[list[int], list[int]] = ([], []), decisions: frozenset[int] = frozenset()) -> Flow:
+               terminals: tuple[list[int], list[int]] = ([], [])) -> Flow:
     """The chart's `Flow`, from its two-ended connectors and its Start and End nodes.
 
-    The axis is the one the connectors mostly run along (`flow_axis`).
+    The axis is the one the connectors mostly run along (summed node-centre displacement).
     The sign runs from the chart's start nodes to its end nodes (``terminals``: region indices
     of each, from their text) where both are known and clearly apart along the axis: a
-    layered layout puts a chart's source above (before) its sinks whichever way it is drawn;
-    where only one kind is known, from where it lies among the other nodes (`one_terminal_sign`).
+    layered layout puts a chart's source above (before) its sinks whichever way it is drawn.
     Otherwise it is the majority vote of the connectors whose direction is clear without the
     layout (an arrowhead at one end only, or clearly more ink at one end), down/right when
     none is. Sketched charts often have no visible arrowheads at all (heads drawn as a small
@@ -458,10 +457,11 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
     """
     two = [[ct for ct in c.contacts if ct.count >= 2] for c in components.values()]
     two = [cts for cts in two if len(cts) == 2 and cts[0].region != cts[1].region]
-    axis = flow_axis([(regions[a.region], regions[b.region]) for a, b in two])
+    span = np.zeros(2)
+    for a, b in two:
+        span += np.abs(np.subtract(regions[a.region].center, regions[b.region].center))
+    axis = 1 if span[1] >= span[0] else 0
     starts, ends = terminals
-    if bool(starts) != bool(ends) and (sign := one_terminal_sign(regions, starts, ends, axis)):
-        return Flow(axis, sign, from_terminals=True)
     if starts and ends:
         # the vote below counts heads that small renders and shadows make unreliable (a 4-px
         # head inside the node's margin, a drop shadow thick at the source end) and that
@@ -477,8 +477,6 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
                         towards=(float(towards[0]), float(towards[1])))
     vote = 0
     for a, b in two:
-        if not _votes_on_flow(a, b, regions, axis, decisions):
-            continue
         if a.arrow != b.arrow:
             t, s = (a, b) if a.arrow else (b, a)
         else:
@@ -490,70 +488,6 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
                 continue
         vote += int(np.sign(regions[t.region].center[axis] - regions[s.region].center[axis]))
     return Flow(axis, -1 if vote < 0 else 1)
-
-
-def _votes_on_flow(a: Contact, b: Contact, regions: list[Region], axis: int,
-                   decisions: frozenset[int] = frozenset()) -> bool:
-    """Whether a two-ended connector may vote on the chart's flow (`chart_flow`): not when its
-    nodes are level along the axis (`_LEVEL_SHARE`: the sign of a px or two of difference says
-    nothing of the way the chart reads; a decision's branch to the node beside it), nor when
-    one end passes the arrowhead thickness test only where any end would (`_widened_end`).
-    Tuning, wild flowchart.js charts with no Start/End read: such ends outvoted the true heads
-    and turned whole charts upwards.
-    """
-    ra, rb = regions[a.region], regions[b.region]
-    extent = min(ra.height, rb.height) if axis == 1 else min(ra.width, rb.width)
-    if abs(ra.center[axis] - rb.center[axis]) < _LEVEL_SHARE * extent:
-        return False
-    return not ((a.arrow and _widened_end(a, b, decisions)) or (b.arrow and _widened_end(b, a, decisions)))
-
-
-def _widened_end(end: Contact, other: Contact, decisions: frozenset[int]) -> bool:
-    """Whether ``end`` looks thick whether or not a head is drawn there: spread along its node's
-    outline (`runs_along`: on a shadowed chart, the drop shadow's remnant beside the side a
-    connector leaves), or at a decision's vertex (the diamond's two sides converge there and
-    join the connector inside the contact ring) when ``other`` is no decision."""
-    return end.along or (end.region in decisions and other.region not in decisions)
-
-
-def flow_axis(pairs: list[tuple[Region, Region]]) -> int:
-    """The axis (0 = x, 1 = y) a chart's two-ended connectors mostly run along: summed node
-    centre displacement. (Counting connectors instead fixed a tall flowchart.js chart whose
-    few long side connectors outvoted the short ones, but turned a hand-drawn test chart:
-    tests/transcribe/test_edge_recovery.py; left open.)
-    """
-    d = np.array([np.abs(np.subtract(a.center, b.center)) for a, b in pairs]).reshape(-1, 2)
-    span = d.sum(axis=0)
-    return 1 if span[1] >= span[0] else 0
-
-
-#: a lone Start (or End) node gives the flow's sign when at least this share of the other nodes
-#: lies downstream (upstream) of it along the axis
-_TERMINAL_SIDE = 0.8
-
-
-def one_terminal_sign(regions: list[Region], starts: list[int], ends: list[int], axis: int) -> int:
-    """The flow's sign (+1 down/right, -1 up/left) from the Start nodes alone or the End nodes
-    alone, else 0.
-
-    A layered layout puts a chart's source before every other node and its sinks after them,
-    so where only one kind was read (an End misread as "Mop", or not drawn) a Start that lies
-    before `_TERMINAL_SIDE` of the other nodes along the axis (by more than a fifth of its own
-    extent), or an End after them, still tells the way the chart reads. A terminal in the
-    middle of the chart (a second Stop at the end of a branch) tells nothing. On wild
-    flowchart.js tuning charts with a Start read and no End, the head vote it replaces read
-    whole charts upwards (drop shadows and diamond vertices look like heads at the sources).
-    """
-    marks = starts or ends
-    pos = float(np.mean([regions[i].center[axis] for i in marks]))
-    tol = 0.2 * float(np.median([regions[i].height if axis == 1 else regions[i].width for i in marks]))
-    others = [regions[i].center[axis] for i in range(len(regions)) if i not in marks]
-    if len(others) < 2:
-        return 0
-    after = sum(c > pos + tol for c in others) / len(others)
-    before = sum(c < pos - tol for c in others) / len(others)
-    sign = 1 if after >= _TERMINAL_SIDE else -1 if before >= _TERMINAL_SIDE else 0
-    return sign if starts else -sign
 
 
 def component_edges(c: Component, regions: list[Region], letters: list[str], flow: Flow | None = None,
@@ -582,9 +516,6 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # the other end (3.2 px and more on the tuning sets, 1.5 px beside a drop shadow's
         # thick source), and a small one adds pixels. Neither end then shows a head, and the
         # ink, the labels and the flow below decide (docs/transcription.md)
-        targets, sources = [], contacts
-    if len(targets) == 1 and len(sources) == 1 and widened_head_upstream(targets[0], sources[0], regions, flow,
-                                                                           decisions):
         targets, sources = [], contacts
     if (not targets or not sources) and (merge := merge_target(contacts)) is not None:
         targets, sources = [merge], [ct for ct in contacts if ct is not merge]
@@ -617,8 +548,7 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
         # them the flow is only a vote, and an open 'v' drawn on a loop back keeps its say
         against_terminals = flow.from_terminals and not downstream and not c.label_boxes
         branch = decision_source(c, contacts, decisions)
-        if comparable and _clear_head(by_ink[0], by_ink[1]) and not against_terminals \
-                and not _vertex_ink(by_ink[0], branch):
+        if comparable and _clear_head(by_ink[0], by_ink[1]) and not against_terminals:
             targets, sources = [by_ink[0]], by_ink[1:]
         elif branch is not None:
             sources, targets = [branch], [ct for ct in contacts if ct is not branch]
@@ -660,37 +590,6 @@ def _blot_pixels(c: Component, head: Contact, tail: Contact, regions: list[Regio
     # upstream along the way from the Start nodes to the End nodes, not only along the axis
     step = np.subtract(regions[head.region].center, regions[tail.region].center)
     return _CLEAR_PIXEL_RATIO if float(np.dot(step, flow.towards)) < 0 else 1.0
-
-
-def widened_head_upstream(t: Contact, s: Contact, regions: list[Region], flow: Flow,
-                          decisions: frozenset[int] = frozenset()) -> bool:
-    """Whether end ``t``, read as the head by thickness against end ``s``, is rather the source:
-    it looks thick whether or not a head is drawn there (`_widened_end`: a drop shadow's
-    remnant, a decision's vertex) and lies upstream of ``s`` along the chart's flow, clear of
-    level.
-
-    A true head enters its node with the way the chart reads, or comes back up a loop; a
-    shadow's remnant along the side a connector leaves, or a diamond's vertex a branch leaves,
-    lies upstream of the connector's other end. Tuning (flowchart.js, gold regions): such ends
-    were the source in every chart looked at; left to the ink, the decision and the flow.
-    """
-    if not _widened_end(t, s, decisions):
-        return False
-    rt, rs = regions[t.region], regions[s.region]
-    extent = min(rt.height, rs.height) if flow.axis == 1 else min(rt.width, rs.width)
-    gap = flow.sign * (rs.center[flow.axis] - rt.center[flow.axis])
-    return bool(gap >= _LEVEL_SHARE * extent)
-
-
-def _vertex_ink(head: Contact, branch: Contact | None) -> bool:
-    """Whether the end the ink calls the head is the decision a labelled connector leaves
-    (`decision_source`): a diamond's two sides converge on the vertex a branch leaves from, and
-    inside the contact ring their strokes join the connector's, so that end holds more ink and
-    pixels than the other whether or not a head is drawn there. The condition on the connector
-    says which way it runs. Tuning (flowchart.js, gold regions): branches leaving a decision's
-    bottom or right vertex read into the decision by ink.
-    """
-    return branch is not None and head is branch
 
 
 def merge_target(contacts: list[Contact]) -> Contact | None:

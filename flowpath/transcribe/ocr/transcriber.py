@@ -463,10 +463,10 @@ class OCRTranscriber(Transcriber):
             fc.add_node(Node(letter, node_texts[i], nodes.shapes.get(i, "rect")))
         seen: set[tuple[str, str, str | None]] = set()
         kinds = [infer_kind(nodes.shapes.get(i, "rect"), t) for i, t in enumerate(node_texts)]
-        decisions = frozenset(i for i, k in enumerate(kinds) if k == "decision")
         flow = cx.chart_flow(components, page.regions,
                              ([i for i, k in enumerate(kinds) if k == "start"],
-                              [i for i, k in enumerate(kinds) if k == "end"]), decisions)
+                              [i for i, k in enumerate(kinds) if k == "end"]))
+        decisions = frozenset(i for i, k in enumerate(kinds) if k == "decision")
         for k in sorted(components):
             if components[k].through_shape:
                 problems.append("a connector between " + ", ".join(sorted(
