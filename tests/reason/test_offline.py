@@ -314,6 +314,16 @@ def test_to_pil_rejects_bad_images(bad):
     ("Does the file exist?", "The log file doesn't exist on disk.", "no"),
     ("Is the water boiling?", "When asked 'Is the water boiling?', the answer was no.", "no"),
     ("Is the glue dry?", "Nothing in this story mentions it.", None),
+    # numbers as stories write them (scen8)
+    # a comma before three digits groups thousands ("2,450" is not 2.45)
+    ("Is the monthly income at least $3,000?", "Ana earns $2,450 a month.", "no"),
+    ("Is the monthly income at least 3,000?", "Ana earns 3,250 a month.", "yes"),
+    # a value equal to the threshold is a value; the hour is no quantity of the check
+    ("Is the account balance less than $10?", "The balance stands at $10. It is 9 o'clock.", "no"),
+    # a number right after a comparison restates the threshold; the stated value decides
+    ("Is the credit score above 600?", "The bank wants a score above 600, and hers is 540.", "no"),
+    # each number read in its own clause
+    ("Is 'total' over 18?", "The running total is 12, and depth is 2884.", "no"),
 ])
 def test_branch_taken(decision, statement, expected):
     assert branch_taken(decision, statement) == expected
