@@ -401,6 +401,8 @@ class OCRTranscriber(Transcriber):
         is_loose = np.ones(n + 1, bool)
         is_loose[0] = False
         is_loose[list(linked)] = False
+        if n == 0 or not is_loose[comp].any():
+            return comp, components  # nothing loose: skip the owner map (a full-page pass)
         # the contact ring reaches a little further for these pieces: a sketched arrow often
         # ends a few px short of the box it points at
         ring = page.margin + max(3, page.margin // 2 + 2) + int(round(0.5 * line_h))
