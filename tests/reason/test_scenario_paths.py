@@ -11,6 +11,7 @@ from flowpath.graph import FlowChart
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner, classify_question
 from flowpath.reason.branches import states_quantity, threshold
+from tests.reason.test_offline import loan_chart
 
 
 def _ask(chart: FlowChart, question: str, answer: str) -> list[str]:
@@ -20,12 +21,7 @@ def _ask(chart: FlowChart, question: str, answer: str) -> list[str]:
 @pytest.fixture(scope="module")
 def loan() -> FlowChart:
     """Issue 15's loan chart with a numeric income check written as charts write money."""
-    return FlowChart.from_edges(
-        [("S", "A"), ("A", "C"), ("C", "I", "Yes"), ("C", "R", "No"), ("I", "P", "Yes"), ("I", "R", "No"),
-         ("P", "E"), ("R", "E")],
-        {"S": "Start", "A": "Receive the loan application", "C": "Is the credit score above 600?",
-         "I": "Is the monthly income at least $3,000?", "P": "Approve the loan", "R": "Reject the application",
-         "E": "End"})
+    return loan_chart("Is the monthly income at least $3,000?")
 
 
 @pytest.mark.parametrize("story,expected", [
