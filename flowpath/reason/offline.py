@@ -198,6 +198,10 @@ class OfflineReasoner(Reasoner):
         # fact_branch_boost, so a step on a settled branch is never tied away)
         self.fact_answer_floor = 0.3
         self.fact_tie_margin = 0.15
+        # how much of a decision a conditional clause of a fact statement must name for the
+        # decision to join the answer (generated QA, fact9_val); None: the earlier rule (any
+        # condition cue, and a lone decision before the answer sharing a word with the question)
+        self.fact_condition_threshold: float | None = 0.5
         # how much weaker an answer match after the story's settled branches may be and still
         # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
         self.scenario_after_margin = 0.1
@@ -481,6 +485,9 @@ class OfflineReasoner(Reasoner):
     # -- fact retrieval -------------------------------------------------------------------------
     def _fact(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         chart = ctx.chart
+        # "After you rinse the jar, heat the oil for 10 minutes": the leading clause sets the
+        # scene (a neighbour), the rest states the fact
+        answer = _answer_core(answer)
         s = self._answer_scores(ctx, question, answer)
         q = self._question_scores(ctx, question)
         # statements are local: when the question names a step, its neighbours are the likely
@@ -517,10 +524,30 @@ class OfflineReasoner(Reasoner):
                      or (rel == "succ" and node_kind(ctx.chart, best) == "decision")]
             if cands:
                 n, rel = max(cands, key=lambda c: q[c[0]])
-                if q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15):
+                if self._fact_condition_names(ctx, n, rel, q, cands, question, answer):
                     ids = [n, best] if rel == "pred" else [best, n]
                     why += f"; {n} is the decision whose branch the statement takes"
         return ids, why
+
+    def _fact_condition_names(self, ctx: _ChartContext, n: str, rel: str, q: dict[str, float],
+                              cands: list[tuple[str, str]], question: str, answer: str) -> bool:
+        """Whether the statement's condition is the decision ``n`` next to the answer node: a
+        decision before it counts only when a conditional clause of the statement ("if the glue
+        is not dry", "when the score is 720") names that decision, not when the statement merely
+        says "if you need to ..." or shares a word with it (issue 15 item 3: the decision is
+        needed when the statement takes its branch; FlowPathAgent's minimum set)."""
+        if rel == "succ" or self.fact_condition_threshold is None:
+            return q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15)
+        text = ctx.chart.nodes[n].text or ""
+        for clause in _condition_clauses(question) + _condition_clauses(answer):
+            cov = ctx.index.scores(clause, semantic=False)[n][0]
+            if cov >= self.fact_condition_threshold:
+                return True
+            from flowpath.reason.branches import states_quantity
+
+            if states_quantity(text, clause):
+                return True
+        return False
 
     def _fact_answer_node(self, ctx: _ChartContext, s: dict[str, float], q: dict[str, float],
                           question: str, answer: str) -> str:
@@ -818,6 +845,23 @@ class OfflineReasoner(Reasoner):
 def _sentences(text: str) -> list[str]:
     """``text``'s sentences: split after ``.``, ``!`` or ``?`` and the spaces that follow."""
     return [x for x in _SENTENCE_END.split(text.strip()) if x]
+
+
+_SETTING_CLAUSE = re.compile(r"^\s*(?:after|once|before|as soon as|having|following)\b[^,;.?!]{3,120},\s*(?=\S)", re.I)
+_CONDITION_CLAUSE = re.compile(r"\b(?:if|when|unless|whether|in case)\b([^,;.?!]{3,160})", re.I)
+
+
+def _answer_core(answer: str) -> str:
+    """A fact answer without a leading clause that sets the scene ("After you rinse the jar,
+    heat the oil" -> "heat the oil"); the answer itself when it has none."""
+    core = _SETTING_CLAUSE.sub("", answer, count=1)
+    return core if core.strip() else answer
+
+
+def _condition_clauses(text: str) -> list[str]:
+    """The conditional clauses of a statement: what follows "if" / "when" / "whether" up to the
+    clause's end ("if the glue is not dry, ..." -> "the glue is not dry")."""
+    return [m.group(1).strip() for m in _CONDITION_CLAUSE.finditer(text) if m.group(1).strip()]
 
 
 def _story(question: str) -> str:

@@ -155,9 +155,10 @@ class NodeIndex:
         # a token no node has is worth little: it cannot discriminate between nodes
         return self.idf.get(tok, 0.0)
 
-    def scores(self, text: str) -> dict[str, tuple[float, float]]:
+    def scores(self, text: str, *, semantic: bool = True) -> dict[str, tuple[float, float]]:
         """For each node: (how much of the node the text covers, how much of the text the node
-        covers), both in [0, 1], IDF-weighted, blended with fuzzy similarity."""
+        covers), both in [0, 1], IDF-weighted, blended with fuzzy similarity (and with embedding
+        similarity unless ``semantic`` is off: a text not worth a forward pass)."""
         ttoks = set(tokens(text))
         t_weight = math.fsum(self.weight(t) for t in ttoks) or 1e-9
         low = text.lower()
@@ -186,7 +187,7 @@ class NodeIndex:
                     else:
                         text_cov = max(text_cov, fz)
             out[nid] = (node_cov, text_cov)
-        sem = self.similarity(text)
+        sem = self.similarity(text) if semantic else {}
         if sem:
             w, keep = self.blend.weight, self.blend.keep_lexical
             for nid, (nc, tc) in out.items():
