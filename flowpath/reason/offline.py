@@ -199,9 +199,14 @@ class OfflineReasoner(Reasoner):
         self.fact_answer_floor = 0.3
         self.fact_tie_margin = 0.15
         # how much of a decision a conditional clause of a fact statement must name for the
-        # decision to join the answer (generated QA, fact9_val); None: the earlier rule (any
+        # decision to join the answer (generated QA, fact9_val with reason6_code_val: code checks
+        # share few words with "x is negative"); None: the earlier rule (any
         # condition cue, and a lone decision before the answer sharing a word with the question)
-        self.fact_condition_threshold: float | None = 0.5
+        self.fact_condition_threshold: float | None = 0.15
+        # a fact question settles a numeric check by giving its quantity a number, and among
+        # near-tied answer nodes the step on the branch it takes wins (generated QA, fact9_val)
+        self.fact_quantity = True
+        self.fact_prefer_taken = True
         # how much weaker an answer match after the story's settled branches may be and still
         # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
         self.scenario_after_margin = 0.1
@@ -503,13 +508,13 @@ class OfflineReasoner(Reasoner):
             from flowpath.reason.branches import branch_taken
 
             for d in ctx.index.ids:
-                if q[d] >= self.settle_threshold and node_kind(ctx.chart, d) == "decision":
+                if node_kind(ctx.chart, d) == "decision" and self._fact_mentions_check(ctx, d, q, question):
                     taken = branch_taken(chart.nodes[d].text or "", question)
                     for e, cond in branches(chart, d):
                         if taken is not None and cond == taken:
                             s[e.target] += self.fact_branch_boost
                             branch_of.setdefault(e.target, d)
-        best = self._fact_answer_node(ctx, s, q, question, answer)
+        best = self._fact_answer_node(ctx, s, q, question, answer, set(branch_of))
         ids = [best]
         why = f"{best} states the answer"
         if best in branch_of:
@@ -549,8 +554,20 @@ class OfflineReasoner(Reasoner):
                 return True
         return False
 
+    def _fact_mentions_check(self, ctx: _ChartContext, d: str, q: dict[str, float], question: str) -> bool:
+        """Whether a fact question speaks of the check ``d``: it restates it, or (with
+        ``fact_quantity``) gives a number for the quantity the check compares ("if the credit
+        score reads 703" for "Is the credit score above 600?"), as scenario stories do."""
+        if q[d] >= self.settle_threshold:
+            return True
+        if not self.fact_quantity:
+            return False
+        from flowpath.reason.branches import states_quantity
+
+        return states_quantity(ctx.chart.nodes[d].text or "", question)
+
     def _fact_answer_node(self, ctx: _ChartContext, s: dict[str, float], q: dict[str, float],
-                          question: str, answer: str) -> str:
+                          question: str, answer: str, on_taken_branch: set[str] | None = None) -> str:
         """The node that states a fact answer. An answer that names nothing in the chart ("Put
         on it") is no evidence: its faint likeness to every node (most to a bare "Start") must
         not outweigh the node the question names, so the question's match counts in full then.
@@ -563,6 +580,12 @@ class OfflineReasoner(Reasoner):
             s = {n: s[n] + q[n] for n in ids}
         best = max(ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         near = [n for n in ids if s[n] >= s[best] - self.fact_tie_margin]
+        taken_near = [n for n in near if n in (on_taken_branch or set())]
+        if self.fact_prefer_taken and taken_near:
+            # the question settles a check: among the steps that state the answer about equally
+            # well, the one on the branch it takes ("organise the wedding venue" when the
+            # deadline is close: "Plan the wedding venue", not "Discuss the wedding venue")
+            near = taken_near
         if len(near) > 1 and ctx.index.encoder is not None and self.fact_tie_margin > 0:
             sim_q = ctx.index.similarity(question, raw=True)
             sim_a = ctx.index.similarity(answer, raw=True) if answer.strip() else {}
