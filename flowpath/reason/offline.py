@@ -206,6 +206,7 @@ class OfflineReasoner(Reasoner):
         # a fact question settles a numeric check by giving its quantity a number, and among
         # near-tied answer nodes the step on the branch it takes wins (generated QA, fact9_val)
         self.fact_quantity = True
+        self.fact_condition_over_answer = True
         self.fact_prefer_taken = True
         # how much weaker an answer match after the story's settled branches may be and still
         # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
@@ -529,24 +530,32 @@ class OfflineReasoner(Reasoner):
                      or (rel == "succ" and node_kind(ctx.chart, best) == "decision")]
             if cands:
                 n, rel = max(cands, key=lambda c: q[c[0]])
-                if self._fact_condition_names(ctx, n, rel, q, cands, question, answer):
+                if self._fact_condition_names(ctx, n, rel, q, cands, question, answer, best):
                     ids = [n, best] if rel == "pred" else [best, n]
                     why += f"; {n} is the decision whose branch the statement takes"
         return ids, why
 
     def _fact_condition_names(self, ctx: _ChartContext, n: str, rel: str, q: dict[str, float],
-                              cands: list[tuple[str, str]], question: str, answer: str) -> bool:
+                              cands: list[tuple[str, str]], question: str, answer: str, best: str) -> bool:
         """Whether the statement's condition is the decision ``n`` next to the answer node: a
         decision before it counts only when a conditional clause of the statement ("if the glue
         is not dry", "when the score is 720") names that decision, not when the statement merely
         says "if you need to ..." or shares a word with it (issue 15 item 3: the decision is
         needed when the statement takes its branch; FlowPathAgent's minimum set)."""
+        if rel == "succ" and self.fact_condition_over_answer:
+            # the answer is the check; its branch step joins only when the question names that
+            # step rather than the check ("which question is asked about the venue?" names both)
+            return q[n] >= 0.34 and q[n] > q[best]
         if rel == "succ" or self.fact_condition_threshold is None:
             return q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15)
         text = ctx.chart.nodes[n].text or ""
         for clause in _condition_clauses(question) + _condition_clauses(answer):
-            cov = ctx.index.scores(clause, semantic=False)[n][0]
-            if cov >= self.fact_condition_threshold:
+            sc = ctx.index.scores(clause, semantic=False)
+            # a clause whose words the answer's own step holds more of ("when it is time to
+            # research the rental deposit") is about that step, not about a check sharing a word
+            # with it ("wait time"); "x is negative" names "x < 0?" as much as "acc = acc + x"
+            if sc[n][0] >= self.fact_condition_threshold and (
+                    not self.fact_condition_over_answer or sc[n][1] >= sc[best][1]):
                 return True
             from flowpath.reason.branches import states_quantity
 
