@@ -33,7 +33,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from data_gen.qa import _REWORD, _THRESHOLD, _check_subject, _chart_views, _lower_first, _q, loose, random_chart, reword, settle
+from data_gen.qa import (
+    _REWORD,
+    _THRESHOLD,
+    _chart_views,
+    _check_subject,
+    _lower_first,
+    _q,
+    loose,
+    random_chart,
+    reword,
+    settle,
+)
 from flowpath.graph import FlowChart, Node
 
 # a step's detail: how the node says it (``{n}`` a number), how a question asks for it

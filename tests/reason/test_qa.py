@@ -264,7 +264,7 @@ def test_style_option_writes_a_readable_set_and_refuses_a_clash(tmp_path):
     assert (a / "questions.jsonl").read_text() == (b / "questions.jsonl").read_text()
 
 
-@pytest.mark.parametrize("style", ["hard", "flowvqa", "code", "scenario"])
+@pytest.mark.parametrize("style", ["hard", "flowvqa", "code", "scenario", "fact"])
 def test_a_seed_writes_the_same_questions_under_any_hash_seed(tmp_path, style):
     """Python's string hashing differs per process (PYTHONHASHSEED): a generator that walks a
     set of node ids in hash order writes another set for the same --seed."""
@@ -282,3 +282,28 @@ def test_a_seed_writes_the_same_questions_under_any_hash_seed(tmp_path, style):
                         "--seed", "9", "--style", style], check=True, cwd=REPO_ROOT, env=env, capture_output=True)
         written.append((out / "questions.jsonl").read_text(encoding="utf-8"))
     assert written[0] and written[0] == written[1] == written[2]
+
+
+def test_fact_style_golds_one_node_unless_the_question_settles_a_check(tmp_path):
+    """--style fact: every question is a fact question the reasoner reads as one; its gold is the
+    one node holding the fact, or a check and the step on its branch when the question settles
+    the check (docs/reasoning.md, gold conventions); and most charts' steps carry details."""
+    out = tmp_path / "fact"
+    assert main(["--out", str(out), "--charts", "30", "--seed", "4", "--style", "fact"]) == 0
+    qs = _load(out)
+    charts = {q["chart"]: parse_mermaid(json.loads((out / "charts" / f"{q['chart']}.json").read_text())["mermaid"])
+              for q in qs}
+    settled = 0
+    for q in qs:
+        assert q["type"] == "fact_retrieval" and classify_question(q["question"]) == "fact_retrieval", q
+        chart = charts[q["chart"]]
+        if len(q["gold"]) == 2:
+            d, t = q["gold"]
+            assert chart.nodes[d].kind == "decision" and t in chart.successors(d), q
+            settled += 1
+        else:
+            assert len(q["gold"]) == 1, q
+    assert 0 < settled < len(qs) / 2
+    detailed = sum(any(len(n.text.split()) >= 5 for n in c if n.kind not in ("start", "end", "decision"))
+                   for c in charts.values())
+    assert detailed >= len(charts) * 0.8

@@ -1,0 +1,52 @@
+"""The offline reasoner's fact path: the node that states the fact, and a decision only when the
+statement takes its branch (issue 15 item 3; docs/reasoning.md, fact questions, ninth stretch)."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowpath.graph import FlowChart
+from flowpath.models.base import ReasoningRequest
+from flowpath.reason import OfflineReasoner, classify_question
+
+
+@pytest.fixture(scope="module")
+def chart() -> FlowChart:
+    return FlowChart.from_edges(
+        [("A", "B"), ("B", "C"), ("C", "D"), ("D", "E", "Yes"), ("D", "F", "No"), ("E", "G"), ("F", "G"),
+         ("G", "H"), ("H", "I", "Yes"), ("H", "J", "No"), ("I", "K"), ("J", "K"), ("K", "L"),
+         ("L", "M", "Yes"), ("L", "N", "No"), ("M", "O"), ("N", "O")],
+        {"A": "Start", "B": "Rinse the glass jar with warm water", "C": "Seal the glass jar using a soft brush",
+         "D": "Is the wait time at most 5?", "E": "Research the rental deposit through the online portal",
+         "F": "Plan the credit report", "G": "Prepare the tenant lease", "H": "Is the credit score above 600?",
+         "I": "Document the credit report by email", "J": "Review the credit report", "K": "Visit the local council",
+         "L": "Is the venue available?", "M": "Book the wedding venue", "N": "Contact the local council",
+         "O": "End"})
+
+
+def _ask(chart: FlowChart, question: str, answer: str) -> list[str]:
+    assert classify_question(question, answer) == "fact_retrieval"
+    return sorted(OfflineReasoner(semantic=False)(ReasoningRequest(chart, question, answer)).node_ids)
+
+
+@pytest.mark.parametrize("question,answer,expected", [
+    # "when it is time to ..." names the step, not the check that shares "time" with it
+    ("When it is time to research the rental deposit, where do you do it?", "Through the online portal.", ["E"]),
+    # the leading clause of the answer sets the scene; the fact is the rest
+    ("Which tool is used to seal it?", "After you rinse the glass jar with warm water, a soft brush.", ["C"]),
+    # a check's own answer: the step after it shares "venue" but is not asked about
+    ("Which question is asked about the venue?", "It checks whether the venue is available.", ["L"]),
+])
+def test_fact_adds_no_node_the_statement_does_not_need(chart, question, answer, expected):
+    assert _ask(chart, question, answer) == expected
+
+
+@pytest.mark.parametrize("question,answer,expected", [
+    # a conditional clause that restates the check: the check and the step on its branch
+    ("What should be done if the venue is not available?", "Contact the local council.", ["L", "N"]),
+    # a number for the check's quantity settles it; among steps sharing the object, the one on
+    # the branch taken
+    ("What happens when the score comes back at 703?", "Write down the credit report.", ["H", "I"]),
+])
+def test_fact_keeps_the_decision_whose_branch_the_statement_takes(chart, question, answer, expected):
+    assert _ask(chart, question, answer) == expected
