@@ -134,8 +134,11 @@ def second_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading]
     again = rapid.read(asked) if plan.handwritten else rapid.recognise(asked)
     out = list(readings)
     for i, r in zip(plan.second, again, strict=True):
+        # the reading not kept is noted on the kept one (the chart's words for spelling)
         if plan.keep_second(readings[i].confidence, r.confidence, bool(r.words)):
-            out[i] = r
+            out[i] = r.noting(readings[i])
+        else:
+            out[i] = readings[i].noting(r)
     return out
 
 
@@ -179,5 +182,5 @@ def learned_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading
     if learned is None:
         return list(readings)
     again = learned.read(crops)
-    return [b if c is not None and prefer_learned(a, b, margin=margin) else a
+    return [a if c is None else b.noting(a) if prefer_learned(a, b, margin=margin) else a.noting(b)
             for c, a, b in zip(crops, readings, again, strict=True)]
