@@ -84,34 +84,6 @@ def test_spelling_mends_against_the_charts_own_words_first():
     assert correct_spelling("Is the deadine past?", chart=chart) == "Is the deadline past?"
 
 
-def test_small_print_reaches_the_mosaic_smaller_than_ordinary_print():
-    # small print is upscaled in colour before cleaning, to 0.8 of ordinary print's line height
-    # (crops._SMALL_UPSCALE: small JPEG print read better so on the wild tuning sets)
-    from flowpath.transcribe.ocr.crops import (
-        SMALL_LINE,
-        color_distance,
-        fill_color,
-        median_line_height,
-        to_text_crop,
-    )
-    from flowpath.transcribe.ocr.engines import split_lines
-
-    bands = {}
-    for size in (10, 22):
-        pil = Image.new("RGB", (20 * size, 4 * size), (150, 190, 40))
-        font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", size)
-        ImageDraw.Draw(pil).text((10 * size, 2 * size), "Heat the glue until done", fill=(0, 0, 0), font=font, anchor="mm")
-        rgb = np.asarray(pil)
-        ink = color_distance(rgb, fill_color(rgb, np.ones(rgb.shape[:2], bool))) > 60
-        line_px = median_line_height([ink, ink])
-        assert line_px is not None and (line_px < SMALL_LINE) == (size == 10)
-        crop = to_text_crop(rgb, None, line_height=line_px)
-        assert crop is not None
-        (top, bottom), = split_lines(crop.image)
-        bands[size] = bottom - top
-    assert bands[10] < 0.9 * bands[22]
-
-
 @require_symspellpy
 def test_spelling_only_for_english():
     from flowpath.transcribe.ocr.text import correct_spelling

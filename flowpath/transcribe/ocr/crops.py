@@ -30,15 +30,6 @@ _TARGET_LINE = 30.0
 #: normalised to their strongest ink, and their out-of-vocabulary words spell-corrected
 #: (`flowpath.transcribe.ocr.text.correct_spelling`)
 SMALL_LINE = 14.0
-#: small print is scaled up so that its measured line height becomes this share of
-#: `_TARGET_LINE`: its lines reach the mosaic ~0.8 as tall as ordinary print's (a 10-px line's
-#: ink 22 px high instead of 27). Measured, not derived: both engines and the learned recogniser
-#: (which rescales every line itself) read small JPEG print better from the smaller cleaned crop;
-#: the ink threshold is applied after the cubic upscale, so less upscaling also means less
-#: smeared stroke edge taken for ink (a guess, not checked). Chosen on the wild Graphviz
-#: tuning sets gvword9_a / gvword9_b (gold-region word F1 0.814 / 0.815 at 1.0; 0.6: 0.813 /
-#: 0.815, 0.7: 0.821 / 0.816, 0.8: 0.835 / 0.823, 0.9: 0.824 / 0.818, 1.2: 0.797 / 0.796)
-_SMALL_UPSCALE = 0.8
 #: small print: the glyphs' colour is this percentile of their pixels' distance from the fill
 #: (5-7 px letters are mostly anti-aliased edge; the median colour made every edge pixel full
 #: ink and the letters ran together)
@@ -101,7 +92,7 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
         small = True
         # small images: scale the colour crop up *before* separating ink from fill, so 1-2 px
         # strokes are not lost to the ink threshold and JPEG blocks are smoothed (issue 14)
-        up = _SMALL_UPSCALE * _TARGET_LINE / line_height
+        up = _TARGET_LINE / line_height
         rgb = cv2.resize(rgb, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC)
         if mask is not None:
             mask = cv2.resize(mask.astype(np.uint8), (rgb.shape[1], rgb.shape[0]),
