@@ -57,6 +57,34 @@ def test_spelling_leaves_known_words_and_identifiers(text):
 
 
 @require_symspellpy
+def test_spelling_mends_against_the_charts_own_words_first():
+    from flowpath.transcribe.ocr.choice import learned_opinion
+    from flowpath.transcribe.ocr.crops import TextCrop
+    from flowpath.transcribe.ocr.engines import Reading
+    from flowpath.transcribe.ocr.text import chart_words, correct_spelling
+
+    # "mxaure" is one edit from the frequent "mature" and two from "mixture"; an engine read
+    # "mixture" elsewhere in the chart (a node's other reading, noted by the choice rule)
+    crop = TextCrop(np.zeros((30, 30), np.uint8))
+
+    class Learned:
+        def read(self, crops):
+            return [Reading([(0, 0, 9, "Trim thc mixture")], 0.5, "textrec"),
+                    Reading([(0, 0, 9, "Stir the mixture")], 0.5, "textrec")]
+
+    kept = learned_opinion([crop, crop], [Reading([(0, 0, 9, "Trim the mxaure")], 0.9, "rapidocr"),
+                                          Reading([(0, 0, 9, "Stir the mixtune")], 0.9, "rapidocr")],
+                           lambda: Learned(), 10.0)
+    assert [r.text for r in kept] == ["Trim the mxaure", "Stir the mixtune"]  # rapidocr surer: kept
+    chart = chart_words([r.text for r in kept] + [a for r in kept for a in r.alternates])
+    assert chart["mixture"] == 2 and "thc" not in chart and "mxaure" not in chart  # English words only
+    assert correct_spelling("Trim the mxaure") == "Trim the mature"
+    assert correct_spelling("Trim the mxaure", chart=chart) == "Trim the mixture"
+    # words the chart has nothing near still go to the frequency list; known words stay
+    assert correct_spelling("Is the deadine past?", chart=chart) == "Is the deadline past?"
+
+
+@require_symspellpy
 def test_spelling_only_for_english():
     from flowpath.transcribe.ocr.text import correct_spelling
 

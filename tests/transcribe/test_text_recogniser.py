@@ -250,3 +250,21 @@ def test_the_default_imports_torch_only_for_small_print():
     reads, notes, torch_loaded = _default_run((11,), hide_torch=False)
     assert all(SMALL_PRINT_FROM <= line_px < SMALL_PRINT_BELOW for line_px, _ in reads) and not notes
     assert torch_loaded
+
+
+@needs_serif
+def test_a_ten_px_web_font_is_small_print_for_the_learned_step():
+    # wild web charts draw node text at ~10 px (a sans face; this serif one at 8 px has the same
+    # 6-px glyphs); the chart's line height, measured from its glyphs, is then 8.3 px, and at
+    # that height the learned recogniser is asked too
+    from flowpath.transcribe.ocr.crops import color_distance, median_line_height
+
+    rgb = _small_print("Heat the oven to 350 degrees", 8, (250, 250, 250), (0, 0, 0), 90)
+    ink = color_distance(rgb, np.array([250.0, 250.0, 250.0])) > 60
+    line_px = median_line_height([ink, ink])
+    assert line_px is not None and line_px < 9
+    crop = TextCrop(np.zeros((30, 30), np.uint8))
+    kept = [Reading([(0, 0, 9, "Heat te oven")], 0.5, "tesseract")]
+    engine = _Fixed([Reading([(0, 0, 9, "Heat the oven")], 0.95, "textrec")])
+    out = learned_opinion([crop], kept, lambda: engine, line_px)
+    assert engine.calls == 1 and out[0].engine == "textrec"

@@ -21,7 +21,7 @@ import queue
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -58,11 +58,26 @@ class Reading:
         confidence: the engine's own confidence in [0, 1] (mean over words); 0 when nothing
             was read.
         engine: the engine's name.
+        alternates: what other engines read in the same crop where the choice rule
+            (`flowpath.transcribe.ocr.choice`) kept this reading instead: the chart's own words
+            that spelling mends small print against (`text.chart_words`).
     """
 
     words: list[Word] = field(default_factory=list)
     confidence: float = 0.0
     engine: str = ""
+    alternates: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The words read, space-separated, in the engine's order."""
+        return " ".join(w[3] for w in self.words)
+
+    def noting(self, other: Reading) -> Reading:
+        """This reading, with ``other`` (a reading of the same crop it won over, and what that one
+        had noted) among its alternates."""
+        extra = tuple(t for t in (other.text, *other.alternates) if t)
+        return replace(self, alternates=self.alternates + extra) if extra else self
 
 
 class OCREngine(ABC):

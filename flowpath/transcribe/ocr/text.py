@@ -10,7 +10,8 @@ import bisect
 import os
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
@@ -239,7 +240,17 @@ _MAX_EDITS = {3: 1, 4: 1, 5: 1}
 _LONG_EDITS = 2
 
 
-def correct_spelling(text: str, lang: str = "eng") -> str:
+def chart_words(texts: Iterable[str]) -> Counter[str]:
+    """The English words of one chart's readings (lower case, three letters or more, known to the
+    frequency list of `correct_spelling`) and how often each was read: every engine's reading
+    of every node, the kept ones and their `engines.Reading.alternates`. Charts repeat their
+    words (``the dough`` in three nodes), and an engine that misread a word in one node often
+    read it right in another, or another engine did in the same node."""
+    freq = frequency_words()
+    return Counter(w for t in texts for w in (m.lower() for m in re.findall(r"[A-Za-z]{3,}", t)) if w in freq)
+
+
+def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = None) -> str:
     """Replace the words of ``text`` that no dictionary knows by the most frequent English
     word within one edit (two for words of six letters or more).
 
@@ -248,7 +259,11 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
     sets). A word the English frequency list knows is left alone, and so is anything that is
     not a plain word of three letters or more, or of two lower-case letters (identifiers,
     numbers, ``fetch_data()``, ``os.environ``, ``'pq'``, ``Ok``, ``DB``), so only
-    out-of-vocabulary words change. (Tesseract's own word list,
+    out-of-vocabulary words change. With ``chart`` (`chart_words` of the chart's readings), a
+    word of three letters or more is first mended to the nearest of the chart's own words
+    within the same edits (``mxaure`` -> ``mixture`` read in another node, not the more
+    frequent ``mature``; measured on wild Graphviz tuning sets, docs/transcription.md, ninth
+    stretch). (Tesseract's own word list,
     `dictionary_words`, is not used here: it holds OCR-like junk such as ``finshed``; measured
     on the wild tuning set it protected more misreads than names.) Needs the frequency list of ``symspellpy`` (``flowpath[ocr]``);
     without it the text is returned as read.
@@ -268,7 +283,8 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
             out.append(tok)
             continue
         word = m.group(2)
-        best = _nearest_word(word.lower(), freq)
+        best = (_nearest_word(word.lower(), chart) if chart and len(word) >= 3 else None) \
+            or _nearest_word(word.lower(), freq)
         if best is not None:
             if word.isupper() and len(word) > 1:
                 best = best.upper()
@@ -279,13 +295,14 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
     return " ".join(out)
 
 
-def _nearest_word(word: str, freq: dict[str, int]) -> str | None:
-    """The most frequent word of ``freq`` at the fewest edits (at most the allowed) from
-    ``word``; None when there is none."""
+def _nearest_word(word: str, freq: Mapping[str, int]) -> str | None:
+    """The most frequent word of ``freq`` (the frequency list, or a chart's `chart_words`) at the
+    fewest edits (at most the allowed) from ``word``; None when there is none."""
     from rapidfuzz import process
 
     edits = _MAX_EDITS.get(len(word), _LONG_EDITS)
-    hits = process.extract(word, _by_length(len(word), edits), scorer=Levenshtein.distance,
+    pool = _by_length(len(word), edits) if freq is frequency_words() else list(freq)
+    hits = process.extract(word, pool, scorer=Levenshtein.distance,
                            score_cutoff=edits, limit=None)
     if not hits:
         return None

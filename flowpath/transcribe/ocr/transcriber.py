@@ -456,7 +456,9 @@ class OCRTranscriber(Transcriber):
         node_readings = nodes.reading.result()
         node_texts = self._texts(node_readings)
         if nodes.line_h < SMALL_LINE:  # small print loses thin strokes: "deadine" (issue 14)
-            node_texts = [tx.correct_spelling(t, self.lang) for t in node_texts]
+            # mended against the chart's own words first: what any engine read in any node
+            chart = tx.chart_words([*node_texts, *(a for r in node_readings for a in r.alternates)])
+            node_texts = [tx.correct_spelling(t, self.lang, chart) for t in node_texts]
         problems: list[str] = []
         fc = FlowChart("TD")
         for i, letter in enumerate(page.letters):
