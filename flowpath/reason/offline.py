@@ -125,11 +125,9 @@ class _ChartContext:
         chart = mend_lost_connectors(chart)
         self.chart = chart
         items = [(n.id, n.text or n.id) for n in chart]
-        if encoder is not None and statement:
-            # the chart's nodes and its first statement in one call: the encoder packs them
-            # into one forward pass, which costs about as much as the nodes alone
-            encoder.encode([t for _, t in items] + statement)
         self.index = NodeIndex.build(items, encoder=encoder, blend=blend)
+        # embedded with the nodes, when a similarity is first needed: one forward pass
+        self.index.expect(statement or [])
         self.g = chart.to_networkx()
         self.ug = self.g.to_undirected(as_view=True)
         # position along the flow: hop distance from the start node(s); used to order anchors
@@ -336,8 +334,7 @@ class OfflineReasoner(Reasoner):
         content = chart.to_dict()
         if self._cache is not None and self._cache[0] is chart and self._cache[1] == content:
             ctx = self._cache[2]
-            if ctx.index.encoder is not None:
-                ctx.index.encoder.encode(statement)
+            ctx.index.expect(statement)
             return ctx
         ctx = _ChartContext(chart, self._text_encoder(), self.blend, statement)
         self._cache = (chart, content, ctx)

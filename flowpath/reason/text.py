@@ -11,6 +11,7 @@ weigh little and a chart-specific word ("baffle") weighs a lot. With a text enco
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -40,6 +41,7 @@ _NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4",
                  "seven": "7", "eight": "8", "nine": "9", "ten": "10", "once": "1", "twice": "2"}
 
 
+@functools.lru_cache(maxsize=65536)  # a chart's few hundred words recur in every question about it
 def stem(word: str) -> str:
     """A deliberately light suffix stripper: enough to make "deleted", "deletes" and "deleting"
     meet at "delet", without Porter's over-merging of short words."""
@@ -106,12 +108,19 @@ class NodeIndex:
     idf: dict[str, float]
     encoder: TextEncoder | None = None
     blend: SemanticBlend = field(default_factory=SemanticBlend)
-    vectors: Any = None  # (n_nodes, dim) unit vectors when an encoder is set
+    vectors: Any = None  # (n_nodes, dim) unit vectors, embedded on the first similarity asked for
+    expected: list[str] = field(default_factory=list, init=False)  # see `expect`
+    # the rules ask for the same text's scores and similarities several times per question
+    # (question, answer, story; each read by more than one rule): computed once per text
+    _scores: dict[tuple[str, bool], dict[str, tuple[float, float]]] = field(default_factory=dict, init=False, repr=False)
+    _cosines: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def build(cls, items: list[tuple[str, str]], *, encoder: TextEncoder | None = None,
               blend: SemanticBlend | None = None) -> NodeIndex:
-        """Index ``(node id, text)`` pairs; ``encoder`` adds embedding similarity."""
+        """Index ``(node id, text)`` pairs; ``encoder`` adds embedding similarity (the node
+        texts are embedded when a similarity is first asked for: a chart whose questions
+        need none, such as topological questions naming their nodes, costs no forward pass)."""
         ids = [i for i, _ in items]
         texts = [t for _, t in items]
         token_sets = [set(tokens(t)) for t in texts]
@@ -120,17 +129,34 @@ class NodeIndex:
             df.update(s)
         n = max(len(items), 1)
         idf = {t: math.log(1.0 + n / c) for t, c in df.items()}
-        vectors = encoder.encode(texts) if encoder is not None and texts else None
-        return cls(ids, texts, token_sets, idf, encoder if vectors is not None else None,
-                   blend or SemanticBlend(), vectors)
+        return cls(ids, texts, token_sets, idf, encoder if texts else None, blend or SemanticBlend())
+
+    def expect(self, texts: list[str]) -> None:
+        """The statement's texts the next similarities will likely ask for (question, answer,
+        story). They are embedded in one call, with the node texts when those are not embedded
+        yet, when a similarity is first asked for, and never when none is: one forward pass
+        for all of them costs about as much as one text alone."""
+        self.expected = list(texts)
+
+    def _vectors(self) -> Any:
+        """The node vectors, embedding them (and the expected texts) on first use."""
+        assert self.encoder is not None
+        expected, self.expected = self.expected, []
+        if self.vectors is None:
+            self.vectors = self.encoder.encode(self.texts + expected)[: len(self.texts)]
+        elif expected:
+            self.encoder.encode(expected)
+        return self.vectors
 
     def similarity(self, text: str, *, raw: bool = False) -> dict[str, float]:
         """Rescaled embedding similarity of ``text`` to each node in [0, 1] (empty without an
         encoder); ``raw``: the cosine itself, unclipped, for ranking nodes the rescaled value
         ties."""
-        if self.encoder is None or self.vectors is None or not text.strip():
+        if self.encoder is None or not text.strip():
             return {}
-        sims = self.vectors @ self.encoder.encode([text])[0]
+        sims = self._cosines.get(text)
+        if sims is None:
+            sims = self._cosines[text] = self._vectors() @ self.encoder.encode([text])[0]
         if raw:
             return {nid: float(v) for nid, v in zip(self.ids, sims, strict=True)}
         b = self.blend
@@ -159,6 +185,13 @@ class NodeIndex:
         """For each node: (how much of the node the text covers, how much of the text the node
         covers), both in [0, 1], IDF-weighted, blended with fuzzy similarity (and with embedding
         similarity unless ``semantic`` is off: a text not worth a forward pass)."""
+        key = (text, semantic)
+        cached = self._scores.get(key)
+        if cached is None:
+            cached = self._scores[key] = self._score(text, semantic=semantic)
+        return dict(cached)  # callers may add to their copy
+
+    def _score(self, text: str, *, semantic: bool) -> dict[str, tuple[float, float]]:
         ttoks = set(tokens(text))
         t_weight = math.fsum(self.weight(t) for t in ttoks) or 1e-9
         low = text.lower()

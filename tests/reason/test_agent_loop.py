@@ -201,8 +201,10 @@ def test_agent_stops_after_eight_steps(scripted_model_cls):
 # -- backend failures are reported per question ------------------------------------------------
 class _FailingHandler(BaseHTTPRequestHandler):
     delay = 0.0
+    posts: list[str] = []  # each server's own list (see `failing_server`)
 
     def do_POST(self):  # noqa: N802 (http.server API)
+        self.posts.append(self.path)
         time.sleep(self.delay)
         body = b'{"error": {"message": "internal server error", "type": "server_error"}}'
         try:
@@ -223,12 +225,13 @@ def failing_server():
     servers = []
 
     def start(delay=0.0):
-        handler = type("H", (_FailingHandler,), {"delay": delay})
+        handler = type("H", (_FailingHandler,), {"delay": delay, "posts": []})
         srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         servers.append(srv)
         return f"http://127.0.0.1:{srv.server_address[1]}/v1"
 
+    start.servers = servers  # type: ignore[attr-defined]
     yield start
     for s in servers:
         s.shutdown()
@@ -259,6 +262,9 @@ def test_litellm_backend_server_error_is_reported(failing_server, monkeypatch):
     r = reasoner(ReasoningRequest(_chart(), "q", "a", None))
     assert r.node_ids == [] and "agent run failed" in r.error
     assert "internal server error" in r.error.lower()  # the server's answer, not a set-up failure
+    # one request, no retry: litellm's and its OpenAI client's retries (with their back-off
+    # sleeps) are off when max_retries=0
+    assert [len(srv.RequestHandlerClass.posts) for srv in failing_server.servers] == [1]
 
 
 def test_som_reasoner_server_error(failing_server):

@@ -560,6 +560,31 @@ def test_semantic_matching_finds_a_paraphrased_answer(loan):
     assert all(semantic[n][0] >= lexical[n][0] for n in lexical)  # never below the lexical match
 
 
+@require_semantic
+def test_embeddings_are_computed_only_when_a_rule_needs_them_and_once_per_text(loan):
+    """Issue 15's time budget: a topological question naming its nodes needs no similarity, so
+    it costs no forward pass; the next question's statement is embedded with the chart's nodes
+    in one call, and a text the rules read several times is embedded (and looked up) once."""
+    from flowpath.reason.semantic import shared_encoder
+
+    calls: list[list[str]] = []
+
+    class Counting:  # the shared encoder, recording what it is asked for
+        def encode(self, texts: list[str]) -> np.ndarray:
+            calls.append(list(texts))
+            return shared_encoder().encode(texts)
+
+    reasoner = OfflineReasoner(encoder=Counting())
+    topo = reasoner(ReasoningRequest(loan, 'What is the shortest path from ""Start"" to ""Approve the loan""?', "S, A, C, I, P"))
+    assert topo.node_ids == ["S", "A", "C", "I", "P"] and calls == []
+    question, answer = "What happens when the credit score is below 600?", "The application is rejected."
+    fact = reasoner(ReasoningRequest(loan, question, answer))
+    assert "R" in fact.node_ids
+    assert calls[0] == [n.text for n in loan] + [question, answer]
+    singles = [c[0] for c in calls[1:]]
+    assert all(len(c) == 1 for c in calls[1:]) and len(singles) == len(set(singles)), calls
+
+
 @pytest.fixture(scope="module")
 def converter() -> FlowChart:
     """A unit-conversion chart shaped like the applied-scenario figure of the FlowExplainBench
