@@ -207,6 +207,9 @@ class OfflineReasoner(Reasoner):
         # how close to the best-named step a step a labelled branch leads to must come to be the
         # one a story's choice ("opts to ...") names (generated QA, scen8_val)
         self.scenario_choice_margin = 0.2
+        # how much less like the answer (raw embedding cosine) a step sharing its object may be
+        # and still count as the step a reworded answer names (generated QA, scen9_val)
+        self.scenario_verb_margin: float | None = 0.05
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -600,8 +603,17 @@ class OfflineReasoner(Reasoner):
             dist = nx.single_source_shortest_path_length(ctx.g, last)
             near = [n for n in sorted(after) if n in dist and s[n] >= s[best] - self.scenario_next_margin
                     and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
+            near = self._worded_alike(ctx, answer, near)
             if best in dist and near:
                 best = min(near, key=lambda n: (dist[n], -s[n]))
+        elif not after:
+            # no settled check places the answer: among steps about as well named (sharing the
+            # object the answer names), the one whose wording the answer's reworded verb is like
+            near = [n for n in ctx.index.ids if s[n] >= s[best] - self.scenario_next_margin
+                    and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
+            alike = self._worded_alike(ctx, answer, near)
+            if len(alike) < len(near) and best not in alike:
+                best = max(alike, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
@@ -658,6 +670,18 @@ class OfflineReasoner(Reasoner):
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    def _worded_alike(self, ctx: _ChartContext, answer: str, near: list[str]) -> list[str]:
+        """Among ``near`` (steps the answer matches about equally: they share its object), those
+        whose raw embedding likeness to the answer is within ``scenario_verb_margin`` of the
+        most alike: a reworded verb shares no word with its step but is still nearer it in
+        meaning ("put on the rubber seal": "Apply ..." 0.93, "Paint ..." 0.77). All of them
+        without an encoder or with one candidate."""
+        if len(near) < 2 or ctx.index.encoder is None or not answer.strip() or self.scenario_verb_margin is None:
+            return near
+        sim = ctx.index.similarity(answer, raw=True)
+        top = max(sim[n] for n in near)
+        return [n for n in near if sim[n] >= top - self.scenario_verb_margin]
 
     def _chosen(self, ctx: _ChartContext, story: str) -> dict[str, tuple[str, int]]:
         """Checks a story settles by the choice the person made: a sentence with a choice cue
