@@ -209,7 +209,10 @@ class OfflineReasoner(Reasoner):
         self.scenario_choice_margin = 0.2
         # how much less like the answer (raw embedding cosine) a step sharing its object may be
         # and still count as the step a reworded answer names (generated QA, scen9_val)
-        self.scenario_verb_margin: float | None = 0.05
+        self.scenario_verb_margin: float | None = 0.02
+        # how like a numeric check (raw embedding cosine) the clause of a number that names no
+        # check's quantity must be to settle it (generated QA, scen9_val)
+        self.scenario_quantity_likeness: float | None = 0.25
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -570,11 +573,61 @@ class OfflineReasoner(Reasoner):
             taken = branch_taken(chart.nodes[d].text or "", statement)
             if taken is None:
                 continue
-            out[d] = None
-            for e, cond in branches(chart, d):
-                if cond == taken and (target is None or e.target == target
-                                             or target in nx.descendants(ctx.g, e.target)):
-                    out[d] = e.target
+            out[d] = self._branch_toward(ctx, d, taken, target)
+        for d, taken in self._quantities_by_meaning(ctx, statement, upstream, out).items():
+            out[d] = self._branch_toward(ctx, d, taken, target)
+        return out
+
+    @staticmethod
+    def _branch_toward(ctx: _ChartContext, decision: str, taken: str, target: str | None) -> str | None:
+        """The successor on ``decision``'s ``taken`` branch, ``None`` when that branch leads away
+        from ``target`` (or no edge carries it)."""
+        import networkx as nx
+
+        out = None
+        for e, cond in branches(ctx.chart, decision):
+            if cond == taken and (target is None or e.target == target or target in nx.descendants(ctx.g, e.target)):
+                out = e.target
+        return out
+
+    def _quantities_by_meaning(self, ctx: _ChartContext, statement: str, upstream: set[str],
+                               settled: dict[str, str | None]) -> dict[str, str]:
+        """Numeric checks the story gives a number for with none of their words ("Julia has
+        just turned 16" for "Is the applicant's age below 18?", "the call stack is 513 frames
+        deep" for "'depth' below 600?"): each number whose clause names no check's quantity
+        goes to the unsettled check its clause is most like (raw embedding cosine at least
+        ``scenario_quantity_likeness``; one number a check, best pairs first), and the check
+        takes the branch the number's side of the threshold gives. Nothing without an encoder."""
+        from flowpath.reason.branches import states_quantity, threshold, value_clauses
+
+        index = ctx.index
+        if index.encoder is None or index.vectors is None or self.scenario_quantity_likeness is None:
+            return {}
+        numeric = {d: ctx.chart.nodes[d].text or "" for d in index.ids
+                   if node_kind(ctx.chart, d) == "decision" and threshold(ctx.chart.nodes[d].text or "") is not None}
+        open_checks = [d for d in sorted(upstream) if d in numeric and d not in settled]
+        if not open_checks:
+            return {}
+        free = [(v, c) for v, c in value_clauses(_story(statement))
+                if not any(states_quantity(t, c) for t in numeric.values())]
+        if not free:
+            return {}
+        vecs = index.encoder.encode([c for _, c in free])
+        rows = [index.ids.index(d) for d in open_checks]
+        sims = index.vectors[rows] @ vecs.T
+        pairs = sorted(((float(sims[i, j]), i, j) for i in range(len(rows)) for j in range(len(free))), reverse=True)
+        out: dict[str, str] = {}
+        used: set[int] = set()
+        for sim, i, j in pairs:
+            if sim < self.scenario_quantity_likeness:
+                break
+            d = open_checks[i]
+            if d in out or j in used:
+                continue
+            thr = threshold(numeric[d])
+            assert thr is not None
+            out[d] = "yes" if thr[1](free[j][0], thr[2]) else "no"
+            used.add(j)
         return out
 
     def _scenario(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
