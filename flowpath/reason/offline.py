@@ -213,6 +213,11 @@ class OfflineReasoner(Reasoner):
         # how like a numeric check (raw embedding cosine) the clause of a number that names no
         # check's quantity must be to settle it (generated QA, scen9_val)
         self.scenario_quantity_likeness: float | None = 0.25
+        # how strongly a story sentence after the opening must name a step (no choice word: "so
+        # she moves on to sand the board") for it to settle the check whose branch leads there
+        # (off: on scen9_val 0.5 / 0.7 gave +1.1 / +1.2 F1, but it cost the code stories of
+        # scen9_code6_val 0.55); None: only choices settle checks this way
+        self.scenario_action_threshold: float | None = None
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -326,7 +331,7 @@ class OfflineReasoner(Reasoner):
     def _context(self, chart: FlowChart, question: str, answer: str) -> _ChartContext:
         """The chart's index, with the statement's texts embedded up front: the rules ask for
         them one at a time, and one forward pass for all of them costs about as much as one."""
-        statement = [t for t in dict.fromkeys((question, answer, _story(question))) if t.strip()]
+        statement = [t for t in dict.fromkeys((question, answer, _story(question), *_scenario_texts(question))) if t.strip()]
         # many questions share a chart: keep the last chart's index while that chart object
         # holds the same content (compared by value, so an edit in place cannot go unseen)
         content = chart.to_dict()
@@ -743,13 +748,18 @@ class OfflineReasoner(Reasoner):
         in the story). The paper's scenario figure grounds "Sophia opts for an online
         calculator" in the check "Is an online calculator available?" and the step it leads to
         (docs/reasoning.md)."""
+        import networkx as nx
+
         out: dict[str, tuple[str, int]] = {}
         for at, sentence in enumerate(_sentences(story)):
-            if not _CHOICE_CUE.search(sentence):
+            cue = bool(_CHOICE_CUE.search(sentence))
+            if not cue and (at == 0 or self.scenario_action_threshold is None):
                 continue
             sc = self._question_scores(ctx, sentence)
             steps = [k for k in ctx.index.ids if node_kind(ctx.chart, k) not in ("start", "end", "decision")]
             top = max((sc[k] for k in steps), default=0.0)
+            if not cue and top < (self.scenario_action_threshold or 1.0):
+                continue
             # a choice is made at a check: among the steps named about as well as the best one
             # ("blend the rubber seal": "Mix the rubber seal", "Pour the rubber seal"), the one a
             # labelled branch leads to (a terminal is no choice: "End" is inside "blend")
@@ -757,6 +767,12 @@ class OfflineReasoner(Reasoner):
             for n in sorted(options, key=lambda k: (-sc[k], ctx.depth.get(k, 0))):
                 deciders = [p for p in ctx.chart.predecessors(n) if node_kind(ctx.chart, p) == "decision"
                             and any(e.target == n and c in ("yes", "no") for e, c in branches(ctx.chart, p))]
+                if not cue:
+                    # a step done without a choice word settles its check only when no other
+                    # branch of it leads there too (the step a skip rejoins is no evidence)
+                    deciders = [p for p in deciders if not any(
+                        e.target != n and (e.target == n or n in nx.descendants(ctx.g, e.target))
+                        for e, _ in branches(ctx.chart, p))]
                 for p in deciders:
                     out.setdefault(p, (n, at))
                 if deciders:
@@ -895,6 +911,17 @@ class OfflineReasoner(Reasoner):
 def _sentences(text: str) -> list[str]:
     """``text``'s sentences: split after ``.``, ``!`` or ``?`` and the spaces that follow."""
     return [x for x in _SENTENCE_END.split(text.strip()) if x]
+
+
+def _scenario_texts(question: str) -> list[str]:
+    """The texts the scenario rules embed besides the statement (its numbers' clauses, for
+    `_quantities_by_meaning`), so they join the statement's one forward pass; none for other
+    question types."""
+    if classify_question(question) != "applied_scenario":
+        return []
+    from flowpath.reason.branches import value_clauses
+
+    return [c for _, c in value_clauses(_story(question))]
 
 
 def _story(question: str) -> str:
