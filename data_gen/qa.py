@@ -897,7 +897,7 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 
 # -- writing a set -----------------------------------------------------------------------------
-STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "fact")
+STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact")
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
@@ -912,11 +912,12 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     (`data_gen.code_qa.make_code_questions`); ``scenario`` draws charts with more (numeric)
     decisions and asks only applied scenarios whose stories settle several of them in everyday
     words (`data_gen.scenario_qa.make_scenario_questions`, ``per_type`` + 1 stories a chart);
+    ``story`` the same charts, asked in long stories (`data_gen.scenario_qa.make_story_questions`);
     ``fact`` gives steps details (numbers, tools, advice) and asks only fact questions the way
     people ask them (`data_gen.fact_qa.make_fact_questions`, ``per_type`` + 2 a chart)."""
     from data_gen.code_qa import make_code_questions, random_program
     from data_gen.fact_qa import fact_chart, make_fact_questions
-    from data_gen.scenario_qa import make_scenario_questions, scenario_chart
+    from data_gen.scenario_qa import make_scenario_questions, make_story_questions, scenario_chart
 
     style = style or ("hard" if hard else "templated")
     if style not in STYLES:
@@ -931,10 +932,10 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
                 program = random_program(rng)
                 chart, domain = program.chart, "code"
                 questions = make_code_questions(program, cid, rng, per_type=per_type)
-            elif style == "scenario":
+            elif style in ("scenario", "story"):
                 chart, domain, thresholds = scenario_chart(rng)
-                questions = make_scenario_questions(chart, cid, rng, per_type=per_type + 1, domain=domain,
-                                                    thresholds=thresholds)
+                make_story = make_scenario_questions if style == "scenario" else make_story_questions
+                questions = make_story(chart, cid, rng, per_type=per_type + 1, domain=domain, thresholds=thresholds)
             elif style == "fact":
                 chart, domain, details = fact_chart(rng)
                 questions = make_fact_questions(chart, cid, rng, per_type=per_type, domain=domain, details=details)
@@ -1003,8 +1004,9 @@ def main(argv: list[str] | None = None) -> int:
                         "them, gold by FlowExplainBench's minimum-set rule; docs/reasoning.md), code "
                         "(program flowcharts asked about in words; data_gen/code_qa.py), or scenario "
                         "(applied scenarios only, stories settling several checks in everyday words; "
-                        "data_gen/scenario_qa.py), or fact (fact questions only, on steps with details; "
-                        "data_gen/fact_qa.py)")
+                        "data_gen/scenario_qa.py), story (the same, told as long stories: background "
+                        "steps, checks settled by what the person does, the answer paraphrased), or fact "
+                        "(fact questions only, on steps with details; data_gen/fact_qa.py)")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")

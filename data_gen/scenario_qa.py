@@ -304,3 +304,157 @@ def _sentence(clause: str, name: str, rng: random.Random) -> str:
     out = frame.format(body, name=name)
     return out[0].upper() + out[1:]
 
+
+
+# -- long stories (``--style story``, ninth stretch) -------------------------------------------
+# FlowVQA's applied scenarios are written by GPT-4 from the chart (docs/reasoning.md, F2-F3, P4):
+# several sentences about one person and why they follow the chart, steps already behind them
+# told as background, checks settled by what the person goes on to do, the answer a paraphrase
+# of the step. These lists are the generator's own words.
+_GOALS = {"instruct": ["is following a printed guide for a weekend project", "is working from a recipe card taped to the fridge",
+                       "is repairing something at home with the help of a how-to chart"],
+          "code": ["is tracing a function by hand to find a bug", "is stepping through the program in a debugger",
+                   "is reviewing what this routine does before a release"],
+          "wiki": ["is following the official procedure step by step", "is helping a friend through the paperwork",
+                   "is trying to get everything sorted before the end of the month"]}
+_MOTIVES = ["{name} wants to get it right the first time.", "{name} has put this off for weeks and wants it done.",
+            "{colleague} recommended the chart to {name}.", "{name} would rather not have to start over.",
+            "Last time {name} skipped a step and regretted it."]
+# quantities told with none of their words (an age as "just turned 16", a temperature in degrees)
+_QUANTITY_PLAIN: dict[str, list[str]] = {
+    "the oven temperature": ["the dial reads {v} degrees", "it is {v} degrees inside the oven"],
+    "the water level": ["there are {v} centimetres of water in the tank", "the gauge stops at {v}"],
+    "the board length": ["the plank is {v} centimetres from end to end", "it comes to {v} cm"],
+    "the drying time": ["{v} minutes have passed since the last coat", "{name} waited {v} minutes"],
+    "the paint thickness": ["the coat came out {v} microns thick", "the layer is {v} microns"],
+    "the soil pH": ["the test strip shows {v}", "the meter reads {v} in the bed"],
+    "'n'": ["the input is {v}", "the argument passed in is {v}"],
+    "len(nums)": ["the array holds {v} numbers", "there are {v} entries to process"],
+    "the retry count": ["{name} counts {v} failed attempts", "the request has failed {v} times"],
+    "'total'": ["the sum so far is {v}", "everything added up gives {v}"],
+    "the buffer size": ["{v} bytes are queued", "the incoming chunk is {v} bytes"],
+    "'depth'": ["the call stack is {v} frames deep", "it has recursed {v} times"],
+    "the credit score": ["the bureau reports {v}", "the rating comes back at {v}"],
+    "the monthly income": ["{name} brings in {v} every month", "the salary is {v} a month"],
+    "the applicant's age": ["{name} has just turned {v}", "{name} celebrated a {v}th birthday last week"],
+    "the number of guests": ["{v} people have replied yes", "{v} friends are coming"],
+    "the account balance": ["{name} has {v} saved", "there is {v} left in savings"],
+    "the wait time": ["the queue is moving slowly, about {v} minutes", "{name} was told to expect {v} minutes"],
+}
+# what a person does on a check's branch, told as the next thing they do (no choice cue)
+_ACTION_FRAMES = ["So {name} moves on to {x}.", "{name} ends up having to {x}.", "That means {name} gets to {x}.",
+                  "Next, {name} has to {x}.", "Because of that, {name} goes ahead and has to {x}."]
+_ASKS = ["Following the chart, what does {name} end up doing?", "What is the step {name} reaches after this?",
+         "Based on the flowchart, what should {name} do now?", "Where in the process does {name} land next?"]
+_ANSWERS = ["{name} needs to {x}.", "The chart sends {name} on to {x}.", "Next comes the part where {name} has to {x}.",
+            "{X}."]
+
+
+def _short_object(text: str, rng: random.Random) -> str:
+    """A step told the way a person retells it: its verb reworded (`reword`) and its object
+    shortened at times ("the wooden board" -> "the board", "list 'result'" -> "'result'")."""
+    words = reword(text, rng).split()
+    if len(words) >= 3 and rng.random() < 0.5:
+        head, obj = words[: len(words) - 2], words[-2:]
+        while head[1:] and head[-1].lower() in ("the", "a"):
+            head = head[:-1]
+        if obj[0].lower() not in ("the", "a", "of") and not obj[0].startswith("'"):
+            words = head + ["the", obj[1]] if not obj[1].startswith("'") else head + [obj[1]]
+    return " ".join(words)
+
+
+def _settle_plain(text: str, threshold: tuple[str, str, int] | None, condition: str, name: str,
+                  rng: random.Random) -> str | None:
+    """Like `settle_in_words`, with a number told with none of its quantity's words or a check
+    restated in other words more often (the harder half of the benchmark's stories)."""
+    if threshold is not None and threshold[0] in _QUANTITY_PLAIN and rng.random() < 0.5:
+        subject, comparison, t = threshold
+        v = _number(threshold_value(comparison, t, condition, rng), subject, rng)
+        return rng.choice(_QUANTITY_PLAIN[subject]).format(v=v, name=name)
+    key = text.rstrip("?").strip()
+    if threshold is None and key in _CHECK_PHRASES and rng.random() < 0.5:
+        yes, no = _CHECK_PHRASES[key]
+        return rng.choice(yes if condition == "yes" else no).format(name=name)
+    return settle_in_words(text, threshold, condition, name, rng)
+
+
+def make_story_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_type: int = 2,
+                         domain: str = "synthetic",
+                         thresholds: dict[str, tuple[str, str, int]] | None = None) -> list[dict[str, Any]]:
+    """Applied scenarios told as long stories (``--style story``): `make_scenario_questions`'
+    charts, walks and gold conventions, told the way FlowVQA's GPT-written scenarios are — a
+    persona with a goal and a motive, steps already done told as background in the opening
+    sentence (the story starts mid-chart; not gold, P4), checks settled by what the person goes
+    on to do on a branch, quantities named with none of their words, the answer step
+    paraphrased. Gold as in `make_scenario_questions`."""
+    g, text, kind, steps, _ = _chart_views(chart)
+    thresholds = dict(thresholds or {})
+    for d in chart.nodes:
+        m = _THRESHOLD.match(text[d])
+        if kind[d] == "decision" and d not in thresholds and m:
+            thresholds[d] = (m.group(1), m.group(2), int(m.group(3)))
+    out: list[dict[str, Any]] = []
+    targets = [t for t in steps if any(kind[a] == "decision" for a in nx.ancestors(g, t))]
+    for _ in range(per_type):
+        if not targets:
+            break
+        story = _long_story(chart, g, text, kind, thresholds, rng.choice(targets), domain, rng)
+        if story is not None:
+            out.append(_q(chart_id, len(out), "applied_scenario", *story, domain, rng))
+    return out
+
+
+def _long_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str, str],
+                thresholds: dict[str, tuple[str, str, int]], target: str, domain: str,
+                rng: random.Random) -> tuple[str, str, list[str]] | None:
+    """One long story walking to ``target``: ``(question, answer, gold)``; ``None`` when a check
+    on the walk cannot be told."""
+    path = _walk(g, kind, target, rng)
+    name = rng.choice(NAMES)
+    who, scenery = _persona(name, domain, rng)
+    colleague = rng.choice(_COLLEAGUES)
+    told: list[str] = []
+    for i, (a, b) in enumerate(zip(path, path[1:], strict=False)):
+        if kind[a] != "decision":
+            if i and rng.random() < 0.3:
+                told.append(f"After that {name} has to {_lower_first(_short_object(text[a], rng))}.")
+            continue
+        cond = _branch_condition(chart, a, b)
+        if cond not in ("yes", "no"):
+            return None
+        others = [e.target for e in chart.out_edges(a) if e.target != b]
+        only_here = kind[b] not in ("decision", "start", "end", "terminal") and b != target \
+            and not any(b == o or b in nx.descendants(g, o) for o in others)
+        if only_here and rng.random() < 0.4:
+            # settled by what the person does next: the step only that branch leads to
+            told.append(rng.choice(_ACTION_FRAMES).format(name=name, x=_lower_first(_short_object(text[b], rng))))
+            continue
+        if i and rng.random() < 0.2:
+            continue  # passed without a word
+        clause = _settle_plain(text[a], thresholds.get(a), cond, name, rng)
+        if clause is None:
+            return None
+        told.append(_sentence(clause, name, rng))
+    gold = list(path)
+    preds = [p for p in chart.predecessors(path[0])
+             if kind[p] not in ("start", "end", "terminal", "decision") and p != target]
+    facts: list[str] = []
+    if preds and rng.random() < 0.4:
+        facts.append(f"Just before this, {name} managed to {_lower_first(_short_object(text[preds[0]], rng))}.")
+        gold.insert(0, preds[0])
+    facts += told
+    for _ in range(rng.choice([1, 2, 2, 3])):
+        facts.insert(rng.randint(0, len(facts)), rng.choice(_DISTRACTORS + _MOTIVES).format(
+            name=name, colleague=colleague, k=rng.randint(2, 12)))
+    # the story starts mid-chart: earlier steps, already behind the person, are background
+    behind = sorted(p for p in nx.ancestors(g, path[0])
+                    if kind[p] not in ("start", "end", "terminal", "decision") and p not in preds and p != target)
+    opening = f"{who} {rng.choice(_GOALS.get(domain, _GOALS['wiki']))}."
+    if behind and rng.random() < 0.6:
+        done = [_lower_first(_short_object(text[p], rng)) for p in rng.sample(behind, min(len(behind), rng.choice([1, 2])))]
+        opening = opening[:-1] + f", and has already been through the steps to {' and to '.join(done)}."
+    facts.insert(0, scenery)
+    ask = rng.choice(_ASKS).format(name=name)
+    goal = _lower_first(_short_object(text[target], rng))
+    answer = rng.choice(_ANSWERS).format(name=name, x=goal, X=goal[0].upper() + goal[1:])
+    return " ".join([opening, *facts, ask]), answer, gold

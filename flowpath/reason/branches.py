@@ -70,6 +70,24 @@ def _numbers(statement: str) -> list[tuple[float, set[str]]]:
     counts: the words before it in its clause and up to three after it ("the buffer holds 206
     bytes", "151 retries logged"), stemmed content tokens. A number right after a comparison
     ("is it above 600?") restates a threshold and states no value."""
+    return [(v, set(tokens(before)) | set(tokens(after))) for v, before, _, after in _value_spans(statement)]
+
+
+def value_clauses(statement: str) -> list[tuple[float, str]]:
+    """Each number of ``statement`` that states a value, with the text that says what it
+    counts (its clause up to the number, the number, and up to three words after it): what a
+    quantity named with none of its words ("has just turned 16" for an age) is matched on by
+    meaning. A number right after a comparison restates a threshold and is left out.
+
+    >>> value_clauses("It is 9 o'clock, and Ana has just turned 16.")
+    [(9.0, "It is 9 o'clock"), (16.0, 'Ana has just turned 16')]
+    """
+    return [(v, " ".join(x for x in (before.strip(), number, after) if x)) for v, before, number, after in _value_spans(statement)]
+
+
+def _value_spans(statement: str) -> list[tuple[float, str, str, str]]:
+    """``(value, its clause before it, the number as written, up to three words after it)``
+    for each number of ``statement`` that states a value (`_numbers`)."""
     out = []
     for m in re.finditer(_NUM, statement):
         before = statement[max(0, m.start() - 60): m.start()]
@@ -82,8 +100,7 @@ def _numbers(statement: str) -> list[tuple[float, set[str]]]:
         cut = _BOUNDARY.search(after)
         if cut:
             after = after[: cut.start()]
-        words = set(tokens(before)) | set(tokens(" ".join(after.split()[:3])))
-        out.append((_value(m.group(1)), words))
+        out.append((_value(m.group(1)), before, m.group(0), " ".join(after.split()[:3])))
     return out
 
 

@@ -215,6 +215,17 @@ class OfflineReasoner(Reasoner):
         # how close to the best-named step a step a labelled branch leads to must come to be the
         # one a story's choice ("opts to ...") names (generated QA, scen8_val)
         self.scenario_choice_margin = 0.2
+        # how much less like the answer (raw embedding cosine) a step sharing its object may be
+        # and still count as the step a reworded answer names (generated QA, scen9_val)
+        self.scenario_verb_margin: float | None = 0.02
+        # how like a numeric check (raw embedding cosine) the clause of a number that names no
+        # check's quantity must be to settle it (generated QA, scen9_val)
+        self.scenario_quantity_likeness: float | None = 0.25
+        # how strongly a story sentence after the opening must name a step (no choice word: "so
+        # she moves on to sand the board") for it to settle the check whose branch leads there
+        # (off: on scen9_val 0.5 / 0.7 gave +1.1 / +1.2 F1, but it cost the code stories of
+        # scen9_code6_val 0.55); None: only choices settle checks this way
+        self.scenario_action_threshold: float | None = None
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -328,7 +339,7 @@ class OfflineReasoner(Reasoner):
     def _context(self, chart: FlowChart, question: str, answer: str) -> _ChartContext:
         """The chart's index, with the statement's texts embedded up front: the rules ask for
         them one at a time, and one forward pass for all of them costs about as much as one."""
-        statement = [t for t in dict.fromkeys((question, answer, _story(question))) if t.strip()]
+        statement = [t for t in dict.fromkeys((question, answer, _story(question), *_scenario_texts(question))) if t.strip()]
         # many questions share a chart: keep the last chart's index while that chart object
         # holds the same content (compared by value, so an edit in place cannot go unseen)
         content = chart.to_dict()
@@ -623,11 +634,61 @@ class OfflineReasoner(Reasoner):
             taken = branch_taken(chart.nodes[d].text or "", statement)
             if taken is None:
                 continue
-            out[d] = None
-            for e, cond in branches(chart, d):
-                if cond == taken and (target is None or e.target == target
-                                             or target in nx.descendants(ctx.g, e.target)):
-                    out[d] = e.target
+            out[d] = self._branch_toward(ctx, d, taken, target)
+        for d, taken in self._quantities_by_meaning(ctx, statement, upstream, out).items():
+            out[d] = self._branch_toward(ctx, d, taken, target)
+        return out
+
+    @staticmethod
+    def _branch_toward(ctx: _ChartContext, decision: str, taken: str, target: str | None) -> str | None:
+        """The successor on ``decision``'s ``taken`` branch, ``None`` when that branch leads away
+        from ``target`` (or no edge carries it)."""
+        import networkx as nx
+
+        out = None
+        for e, cond in branches(ctx.chart, decision):
+            if cond == taken and (target is None or e.target == target or target in nx.descendants(ctx.g, e.target)):
+                out = e.target
+        return out
+
+    def _quantities_by_meaning(self, ctx: _ChartContext, statement: str, upstream: set[str],
+                               settled: dict[str, str | None]) -> dict[str, str]:
+        """Numeric checks the story gives a number for with none of their words ("Julia has
+        just turned 16" for "Is the applicant's age below 18?", "the call stack is 513 frames
+        deep" for "'depth' below 600?"): each number whose clause names no check's quantity
+        goes to the unsettled check its clause is most like (raw embedding cosine at least
+        ``scenario_quantity_likeness``; one number a check, best pairs first), and the check
+        takes the branch the number's side of the threshold gives. Nothing without an encoder."""
+        from flowpath.reason.branches import states_quantity, threshold, value_clauses
+
+        index = ctx.index
+        if index.encoder is None or self.scenario_quantity_likeness is None:
+            return {}
+        numeric = {d: ctx.chart.nodes[d].text or "" for d in index.ids
+                   if node_kind(ctx.chart, d) == "decision" and threshold(ctx.chart.nodes[d].text or "") is not None}
+        open_checks = [d for d in sorted(upstream) if d in numeric and d not in settled]
+        if not open_checks:
+            return {}
+        free = [(v, c) for v, c in value_clauses(_story(statement))
+                if not any(states_quantity(t, c) for t in numeric.values())]
+        if not free:
+            return {}
+        vecs = index.encoder.encode([c for _, c in free])
+        rows = [index.ids.index(d) for d in open_checks]
+        sims = index.node_vectors()[rows] @ vecs.T
+        pairs = sorted(((float(sims[i, j]), i, j) for i in range(len(rows)) for j in range(len(free))), reverse=True)
+        out: dict[str, str] = {}
+        used: set[int] = set()
+        for sim, i, j in pairs:
+            if sim < self.scenario_quantity_likeness:
+                break
+            d = open_checks[i]
+            if d in out or j in used:
+                continue
+            thr = threshold(numeric[d])
+            assert thr is not None
+            out[d] = "yes" if thr[1](free[j][0], thr[2]) else "no"
+            used.add(j)
         return out
 
     def _scenario(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
@@ -656,8 +717,17 @@ class OfflineReasoner(Reasoner):
             dist = nx.single_source_shortest_path_length(ctx.g, last)
             near = [n for n in sorted(after) if n in dist and s[n] >= s[best] - self.scenario_next_margin
                     and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
+            near = self._worded_alike(ctx, answer, near)
             if best in dist and near:
                 best = min(near, key=lambda n: (dist[n], -s[n]))
+        elif not after:
+            # no settled check places the answer: among steps about as well named (sharing the
+            # object the answer names), the one whose wording the answer's reworded verb is like
+            near = [n for n in ctx.index.ids if s[n] >= s[best] - self.scenario_next_margin
+                    and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
+            alike = self._worded_alike(ctx, answer, near)
+            if len(alike) < len(near) and best not in alike:
+                best = max(alike, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
@@ -715,6 +785,18 @@ class OfflineReasoner(Reasoner):
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
 
+    def _worded_alike(self, ctx: _ChartContext, answer: str, near: list[str]) -> list[str]:
+        """Among ``near`` (steps the answer matches about equally: they share its object), those
+        whose raw embedding likeness to the answer is within ``scenario_verb_margin`` of the
+        most alike: a reworded verb shares no word with its step but is still nearer it in
+        meaning ("put on the rubber seal": "Apply ..." 0.93, "Paint ..." 0.77). All of them
+        without an encoder or with one candidate."""
+        if len(near) < 2 or ctx.index.encoder is None or not answer.strip() or self.scenario_verb_margin is None:
+            return near
+        sim = ctx.index.similarity(answer, raw=True)
+        top = max(sim[n] for n in near)
+        return [n for n in near if sim[n] >= top - self.scenario_verb_margin]
+
     def _chosen(self, ctx: _ChartContext, story: str) -> dict[str, tuple[str, int]]:
         """Checks a story settles by the choice the person made: a sentence with a choice cue
         ("opts to", "decides to") that names a step best, that step being the target of a
@@ -722,13 +804,18 @@ class OfflineReasoner(Reasoner):
         in the story). The paper's scenario figure grounds "Sophia opts for an online
         calculator" in the check "Is an online calculator available?" and the step it leads to
         (docs/reasoning.md)."""
+        import networkx as nx
+
         out: dict[str, tuple[str, int]] = {}
         for at, sentence in enumerate(_sentences(story)):
-            if not _CHOICE_CUE.search(sentence):
+            cue = bool(_CHOICE_CUE.search(sentence))
+            if not cue and (at == 0 or self.scenario_action_threshold is None):
                 continue
             sc = self._question_scores(ctx, sentence)
             steps = [k for k in ctx.index.ids if node_kind(ctx.chart, k) not in ("start", "end", "decision")]
             top = max((sc[k] for k in steps), default=0.0)
+            if not cue and top < (self.scenario_action_threshold or 1.0):
+                continue
             # a choice is made at a check: among the steps named about as well as the best one
             # ("blend the rubber seal": "Mix the rubber seal", "Pour the rubber seal"), the one a
             # labelled branch leads to (a terminal is no choice: "End" is inside "blend")
@@ -736,6 +823,12 @@ class OfflineReasoner(Reasoner):
             for n in sorted(options, key=lambda k: (-sc[k], ctx.depth.get(k, 0))):
                 deciders = [p for p in ctx.chart.predecessors(n) if node_kind(ctx.chart, p) == "decision"
                             and any(e.target == n and c in ("yes", "no") for e, c in branches(ctx.chart, p))]
+                if not cue:
+                    # a step done without a choice word settles its check only when no other
+                    # branch of it leads there too (the step a skip rejoins is no evidence)
+                    deciders = [p for p in deciders if not any(
+                        e.target != n and (e.target == n or n in nx.descendants(ctx.g, e.target))
+                        for e, _ in branches(ctx.chart, p))]
                 for p in deciders:
                     out.setdefault(p, (n, at))
                 if deciders:
@@ -891,6 +984,17 @@ def _condition_clauses(text: str) -> list[str]:
     """The conditional clauses of a statement: what follows "if" / "when" / "whether" up to the
     clause's end ("if the glue is not dry, ..." -> "the glue is not dry")."""
     return [m.group(1).strip() for m in _CONDITION_CLAUSE.finditer(text) if m.group(1).strip()]
+
+
+def _scenario_texts(question: str) -> list[str]:
+    """The texts the scenario rules embed besides the statement (its numbers' clauses, for
+    `_quantities_by_meaning`), so they join the statement's one forward pass; none for other
+    question types."""
+    if classify_question(question) != "applied_scenario":
+        return []
+    from flowpath.reason.branches import value_clauses
+
+    return [c for _, c in value_clauses(_story(question))]
 
 
 def _story(question: str) -> str:

@@ -138,7 +138,7 @@ class NodeIndex:
         for all of them costs about as much as one text alone."""
         self.expected = list(texts)
 
-    def _vectors(self) -> Any:
+    def node_vectors(self) -> Any:
         """The node vectors, embedding them (and the expected texts) on first use."""
         assert self.encoder is not None
         expected, self.expected = self.expected, []
@@ -156,7 +156,7 @@ class NodeIndex:
             return {}
         sims = self._cosines.get(text)
         if sims is None:
-            sims = self._cosines[text] = self._vectors() @ self.encoder.encode([text])[0]
+            sims = self._cosines[text] = self.node_vectors() @ self.encoder.encode([text])[0]
         if raw:
             return {nid: float(v) for nid, v in zip(self.ids, sims, strict=True)}
         b = self.blend
