@@ -475,6 +475,9 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
                 [regions[i].center for i in starts], axis=0)
             return Flow(axis, 1 if apart > 0 else -1, from_terminals=True,
                         towards=(float(towards[0]), float(towards[1])))
+    lone = lone_terminal_sign(regions, terminals, axis)
+    if lone is not None:
+        return Flow(axis, lone)
     vote = 0
     for a, b in two:
         if a.arrow != b.arrow:
@@ -488,6 +491,33 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
                 continue
         vote += int(np.sign(regions[t.region].center[axis] - regions[s.region].center[axis]))
     return Flow(axis, -1 if vote < 0 else 1)
+
+
+def lone_terminal_sign(regions: list[Region], terminals: tuple[list[int], list[int]], axis: int) -> int | None:
+    """The flow's sign along ``axis`` from the chart's Start nodes alone or its End nodes alone
+    (region indices, ``terminals``), or None where both or neither are known or they do not
+    sit at the chart's edge.
+
+    One terminal read right is enough to orient a layered chart: its Start is the first node
+    along the flow, its End the last. The head vote otherwise decides, and on charts whose heads
+    are 3x2-px blocks beside drop shadows (flowchart.js's web look) one thick decision vertex
+    read as a head turned whole tuning charts upwards while their lone Start sat at the top.
+    Only a terminal at the edge of the chart counts: every one of them lies within half the
+    median node side of the outermost node centre along the axis; one in the middle (an End
+    reached from the side, a misread word) says nothing of the sign.
+    """
+    starts, ends = terminals
+    if bool(starts) == bool(ends) or len(regions) < 3:
+        return None
+    pos = np.array([r.center[axis] for r in regions])
+    slack = 0.5 * float(np.median([min(r.width, r.height) for r in regions]))
+    known = starts or ends
+    at = float(np.mean([pos[i] for i in known]))
+    low, high = at <= pos.min() + slack, at >= pos.max() - slack
+    if low == high:
+        return None
+    # a Start at the low end or an End at the high end: the flow runs towards higher values
+    return 1 if low == bool(starts) else -1
 
 
 def component_edges(c: Component, regions: list[Region], letters: list[str], flow: Flow | None = None,
