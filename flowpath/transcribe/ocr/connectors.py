@@ -265,11 +265,13 @@ def under_frame(box: tuple[int, int, int, int], frames: np.ndarray, line_h: floa
     return bool(band.size) and bool((band.sum(axis=1) > 0.6 * (x1 - x0)).any())
 
 
-def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
+def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = None) -> np.ndarray | None:
     """Pixels of subgraph frames (long straight lines forming most of a rectangle), minus the
     places where a connector crosses them; None when there is no frame.
 
     A frame touches every connector that crosses it and would merge them all into one piece.
+    With ``node_mask`` (the segmented nodes), closed rounded-corner frames around a node are
+    found too (`_rounded_frames`).
     """
     L = max(int(3 * line_h), 40)
     u8 = conn.astype(np.uint8)
@@ -300,6 +302,8 @@ def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
             for cidx in cols:
                 keep[:, max(cidx - 3, 0):cidx + 4] = True
             out[sl] |= comp & keep
+    if node_mask is not None:
+        out |= _rounded_frames(hor, ver, line_h, node_mask)
     if not out.any():
         return None
     # keep crossings: frame pixels with connector ink on both sides across the frame line
@@ -311,6 +315,60 @@ def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
     crossing = (hor.astype(bool) & up & down) | (ver.astype(bool) & left & right)
     crossing = cv2.dilate(crossing.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
     return out & ~crossing
+
+
+#: a rounded frame's corner arc is at most this many text lines across: its straight sides
+#: stop that far short of the corner (Graphviz's ``style=rounded`` clusters: 12 pt arcs, 0.6-0.75
+#: of a text line on the gvedge9 default-look tuning charts)
+_CORNER_REACH = 1.5
+
+
+def _rounded_frames(hor: np.ndarray, ver: np.ndarray, line_h: float, node_mask: np.ndarray) -> np.ndarray:
+    """The four straight sides of every closed rectangle with rounded corners around a node.
+
+    `find_frames` joins a frame's sides where they touch; a rounded corner leaves its arc
+    between them (no straight line), so Graphviz's rounded clusters were never found, and a
+    cluster's frame joined every connector crossing it into one piece (edges to the wrong node).
+    Only closed rectangles count (two horizontal and two vertical runs, each pair's ends within
+    a corner arc of each other) with a segmented node inside: a connector looping back with
+    rounded elbows never closes, and a missed node's outline holds no node.
+    """
+    out = np.zeros(hor.shape, bool)
+    reach = _CORNER_REACH * line_h
+    longest = 3 * line_h
+
+    def runs(mask: np.ndarray, horizontal: bool) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
+        """Labelled straight runs and, per label, (start, end, position across)."""
+        n, lab, st, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        spans: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)]
+        for j in range(1, n):
+            x, y, w, h = (float(v) for v in st[j, :4])
+            spans.append((x, x + w, float(cen[j][1])) if horizontal else (y, y + h, float(cen[j][0])))
+        return lab, spans
+
+    hlab, hs = runs(hor, True)
+    vlab, vs = runs(ver, False)
+    hl = [j for j in range(1, len(hs)) if hs[j][1] - hs[j][0] >= longest]
+    vl = [j for j in range(1, len(vs)) if vs[j][1] - vs[j][0] >= longest]
+    if len(hl) < 2 or len(vl) < 2:
+        return out
+    for t in hl:
+        for b in hl:
+            tx0, tx1, ty = hs[t]
+            bx0, bx1, by = hs[b]
+            if by - ty < longest or abs(tx0 - bx0) > reach or abs(tx1 - bx1) > reach:
+                continue
+            # a side at each end: its ends within a corner arc of both horizontal runs' ends
+            sides = [[v for v in vl if abs(vs[v][2] - x0) <= reach and abs(vs[v][0] - ty) <= reach
+                      and abs(vs[v][1] - by) <= reach] for x0 in (min(tx0, bx0), max(tx1, bx1))]
+            if not sides[0] or not sides[1]:
+                continue
+            y0, y1 = int(ty), int(by) + 1
+            x0, x1 = int(vs[sides[0][0]][2]) + 1, int(vs[sides[1][0]][2])
+            if x1 <= x0 or not node_mask[y0:y1, x0:x1].any():
+                continue
+            out |= np.isin(hlab, [t, b]) | np.isin(vlab, [sides[0][0], sides[1][0]])
+    return out
 
 
 def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
