@@ -321,6 +321,9 @@ def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = 
 #: stop that far short of the corner (Graphviz's ``style=rounded`` clusters: 12 pt arcs, 0.6-0.75
 #: of a text line on the gvedge9 default-look tuning charts)
 _CORNER_REACH = 1.5
+#: ... and at least this many (or 2 px): sides that meet at the corner are a sharp elbow, which
+#: orthogonal connectors make too (`find_frames` finds sharp-cornered frames)
+_CORNER_ARC = 0.25
 
 
 def _rounded_frames(hor: np.ndarray, ver: np.ndarray, line_h: float, node_mask: np.ndarray) -> np.ndarray:
@@ -329,46 +332,105 @@ def _rounded_frames(hor: np.ndarray, ver: np.ndarray, line_h: float, node_mask: 
     `find_frames` joins a frame's sides where they touch; a rounded corner leaves its arc
     between them (no straight line), so Graphviz's rounded clusters were never found, and a
     cluster's frame joined every connector crossing it into one piece (edges to the wrong node).
-    Only closed rectangles count (two horizontal and two vertical runs, each pair's ends within
-    a corner arc of each other) with a segmented node inside: a connector looping back with
-    rounded elbows never closes, and a missed node's outline holds no node.
+    Only closed rectangles count (two horizontal and two vertical sides, each at least half the
+    frame's length, their ends within a corner arc of each other at three of the four corners)
+    with a segmented node inside: a connector looping back with
+    rounded elbows never closes, and a missed node's outline holds no node. A side may be
+    several straight runs on one line: a node set close inside the frame cuts it (its grown
+    mask is no connector ink), as may a corner.
     """
     out = np.zeros(hor.shape, bool)
     reach = _CORNER_REACH * line_h
     longest = 3 * line_h
+    hruns, vruns = _Sides(hor), _Sides(ver.T)
+    hs = [sd for sd in hruns.sides if sd[1] - sd[0] >= longest]
+    vs = [sd for sd in vruns.sides if sd[1] - sd[0] >= longest]
+    hsides: set[int] = set()
+    vsides: set[int] = set()
+    arc = max(2.0, _CORNER_ARC * line_h)
 
-    def runs(mask: np.ndarray, horizontal: bool) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
-        """Labelled straight runs and, per label, (start, end, position across)."""
-        n, lab, st, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        spans: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)]
-        for j in range(1, n):
-            x, y, w, h = (float(v) for v in st[j, :4])
-            spans.append((x, x + w, float(cen[j][1])) if horizontal else (y, y + h, float(cen[j][0])))
-        return lab, spans
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= reach
 
-    hlab, hs = runs(hor, True)
-    vlab, vs = runs(ver, False)
-    hl = [j for j in range(1, len(hs)) if hs[j][1] - hs[j][0] >= longest]
-    vl = [j for j in range(1, len(vs)) if vs[j][1] - vs[j][0] >= longest]
-    if len(hl) < 2 or len(vl) < 2:
-        return out
-    for t in hl:
-        for b in hl:
-            tx0, tx1, ty = hs[t]
-            bx0, bx1, by = hs[b]
-            if by - ty < longest or abs(tx0 - bx0) > reach or abs(tx1 - bx1) > reach:
+    def rounded(along: float, across: float) -> bool:
+        """A rounded corner: both sides stop short of it (by their inward offsets)."""
+        return arc <= along <= reach and arc <= across <= reach
+
+    for tx0, tx1, ty, top in hs:
+        for bx0, bx1, by, bottom in hs:
+            if by - ty < longest or min(tx1, bx1) - max(tx0, bx0) < longest:
                 continue
-            # a side at each end: its ends within a corner arc of both horizontal runs' ends
-            sides = [[v for v in vl if abs(vs[v][2] - x0) <= reach and abs(vs[v][0] - ty) <= reach
-                      and abs(vs[v][1] - by) <= reach] for x0 in (min(tx0, bx0), max(tx1, bx1))]
-            if not sides[0] or not sides[1]:
-                continue
-            y0, y1 = int(ty), int(by) + 1
-            x0, x1 = int(vs[sides[0][0]][2]) + 1, int(vs[sides[1][0]][2])
-            if x1 <= x0 or not node_mask[y0:y1, x0:x1].any():
-                continue
-            out |= np.isin(hlab, [t, b]) | np.isin(vlab, [sides[0][0], sides[1][0]])
+            for ly0, ly1, lx, left in vs:
+                if not (near(lx, tx0) or near(lx, bx0)) or ly0 < ty - reach or ly1 > by + reach:
+                    continue
+                for ry0, ry1, rx, right in vs:
+                    if not (near(rx, tx1) or near(rx, bx1)) or ry0 < ty - reach or ry1 > by + reach:
+                        continue
+                    # three of the four corners rounded (a node set close to the frame cuts
+                    # one; orthogonal connectors meet at sharp elbows), every side at least
+                    # half the frame's length
+                    corners = (rounded(tx0 - lx, ly0 - ty), rounded(rx - tx1, ry0 - ty),
+                               rounded(bx0 - lx, by - ly1), rounded(rx - bx1, by - ry1))
+                    w, h = rx - lx, by - ty
+                    if (sum(corners) < 3 or min(tx1 - tx0, bx1 - bx0) < 0.5 * w
+                            or min(ly1 - ly0, ry1 - ry0) < 0.5 * h):
+                        continue
+                    y0, y1, x0, x1 = int(ty), int(by) + 1, int(lx) + 1, int(rx)
+                    if x1 <= x0 or not node_mask[y0:y1, x0:x1].any():
+                        continue
+                    hsides.update(top + bottom)
+                    vsides.update(left + right)
+    if hsides:
+        out = hruns.paint(hsides) | vruns.paint(vsides).T
     return out
+
+
+class _Sides:
+    """Horizontal straight runs of a mask (`_rounded_frames`; pass a vertical one transposed)
+    and every candidate side made of them: each stretch of consecutive runs on one line
+    (centres within 2 px across) as (start, end, row, run labels).
+
+    Only the rows holding a run are labelled (stacked, a blank row between rows that are not
+    adjacent, so no run joins another across the rows left out): a full-page labelling of a
+    multi-megapixel chart cost more than the rest of `find_frames`.
+    """
+
+    def __init__(self, mask: np.ndarray) -> None:
+        self.rows = np.flatnonzero(mask.any(axis=1))
+        self.shape = mask.shape
+        self.sides: list[tuple[float, float, float, list[int]]] = []
+        if not len(self.rows):
+            self.at = self.lab = np.zeros(0, int)
+            return
+        self.at = np.arange(len(self.rows)) + np.concatenate([[0], np.cumsum(np.diff(self.rows) > 1)])
+        stacked = np.zeros((int(self.at[-1]) + 1, mask.shape[1]), np.uint8)
+        stacked[self.at] = mask[self.rows]
+        n, self.lab, st, _ = cv2.connectedComponentsWithStats(stacked, connectivity=8)
+        row_of = np.zeros(len(stacked), float)
+        row_of[self.at] = self.rows
+        runs = []
+        for j in range(1, n):
+            x, y, w, h = (int(v) for v in st[j, :4])
+            runs.append((float(x), float(x + w), (row_of[y] + row_of[y + h - 1]) / 2, j))
+        runs.sort(key=lambda r: (round(r[2]), r[0]))
+        i = 0
+        while i < len(runs):
+            k = i + 1
+            while k < len(runs) and abs(runs[k][2] - runs[i][2]) <= 2:
+                k += 1
+            line = sorted(runs[i:k])
+            for a in range(len(line)):
+                for b in range(a, len(line)):
+                    self.sides.append((line[a][0], max(r[1] for r in line[a:b + 1]), line[a][2],
+                                       [r[3] for r in line[a:b + 1]]))
+            i = k
+
+    def paint(self, labels: set[int]) -> np.ndarray:
+        """The pixels of the runs ``labels``."""
+        out = np.zeros(self.shape, bool)
+        if labels:
+            out[self.rows] = np.isin(self.lab[self.at], list(labels))
+        return out
 
 
 def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,
