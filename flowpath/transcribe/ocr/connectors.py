@@ -265,11 +265,13 @@ def under_frame(box: tuple[int, int, int, int], frames: np.ndarray, line_h: floa
     return bool(band.size) and bool((band.sum(axis=1) > 0.6 * (x1 - x0)).any())
 
 
-def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
+def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = None) -> np.ndarray | None:
     """Pixels of subgraph frames (long straight lines forming most of a rectangle), minus the
     places where a connector crosses them; None when there is no frame.
 
     A frame touches every connector that crosses it and would merge them all into one piece.
+    With ``node_mask`` (the segmented nodes), closed rounded-corner frames around a node are
+    found too (`_rounded_frames`).
     """
     L = max(int(3 * line_h), 40)
     u8 = conn.astype(np.uint8)
@@ -300,6 +302,8 @@ def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
             for cidx in cols:
                 keep[:, max(cidx - 3, 0):cidx + 4] = True
             out[sl] |= comp & keep
+    if node_mask is not None:
+        out |= _rounded_frames(hor, ver, line_h, node_mask)
     if not out.any():
         return None
     # keep crossings: frame pixels with connector ink on both sides across the frame line
@@ -311,6 +315,122 @@ def find_frames(conn: np.ndarray, line_h: float) -> np.ndarray | None:
     crossing = (hor.astype(bool) & up & down) | (ver.astype(bool) & left & right)
     crossing = cv2.dilate(crossing.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
     return out & ~crossing
+
+
+#: a rounded frame's corner arc is at most this many text lines across: its straight sides
+#: stop that far short of the corner (Graphviz's ``style=rounded`` clusters: 12 pt arcs, 0.6-0.75
+#: of a text line on the gvedge9 default-look tuning charts)
+_CORNER_REACH = 1.5
+#: ... and at least this many (or 2 px): sides that meet at the corner are a sharp elbow, which
+#: orthogonal connectors make too (`find_frames` finds sharp-cornered frames)
+_CORNER_ARC = 0.25
+
+
+def _rounded_frames(hor: np.ndarray, ver: np.ndarray, line_h: float, node_mask: np.ndarray) -> np.ndarray:
+    """The four straight sides of every closed rectangle with rounded corners around a node.
+
+    `find_frames` joins a frame's sides where they touch; a rounded corner leaves its arc
+    between them (no straight line), so Graphviz's rounded clusters were never found, and a
+    cluster's frame joined every connector crossing it into one piece (edges to the wrong node).
+    Only closed rectangles count (two horizontal and two vertical sides, each at least half the
+    frame's length, their ends within a corner arc of each other at three of the four corners)
+    with a segmented node inside: a connector looping back with
+    rounded elbows never closes, and a missed node's outline holds no node. A side may be
+    several straight runs on one line: a node set close inside the frame cuts it (its grown
+    mask is no connector ink), as may a corner.
+    """
+    out = np.zeros(hor.shape, bool)
+    reach = _CORNER_REACH * line_h
+    longest = 3 * line_h
+    hruns, vruns = _Sides(hor), _Sides(ver.T)
+    hs = [sd for sd in hruns.sides if sd[1] - sd[0] >= longest]
+    vs = [sd for sd in vruns.sides if sd[1] - sd[0] >= longest]
+    hsides: set[int] = set()
+    vsides: set[int] = set()
+    arc = max(2.0, _CORNER_ARC * line_h)
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= reach
+
+    def rounded(along: float, across: float) -> bool:
+        """A rounded corner: both sides stop short of it (by their inward offsets)."""
+        return arc <= along <= reach and arc <= across <= reach
+
+    for tx0, tx1, ty, top in hs:
+        for bx0, bx1, by, bottom in hs:
+            if by - ty < longest or min(tx1, bx1) - max(tx0, bx0) < longest:
+                continue
+            for ly0, ly1, lx, left in vs:
+                if not (near(lx, tx0) or near(lx, bx0)) or ly0 < ty - reach or ly1 > by + reach:
+                    continue
+                for ry0, ry1, rx, right in vs:
+                    if not (near(rx, tx1) or near(rx, bx1)) or ry0 < ty - reach or ry1 > by + reach:
+                        continue
+                    # three of the four corners rounded (a node set close to the frame cuts
+                    # one; orthogonal connectors meet at sharp elbows), every side at least
+                    # half the frame's length
+                    corners = (rounded(tx0 - lx, ly0 - ty), rounded(rx - tx1, ry0 - ty),
+                               rounded(bx0 - lx, by - ly1), rounded(rx - bx1, by - ry1))
+                    w, h = rx - lx, by - ty
+                    if (sum(corners) < 3 or min(tx1 - tx0, bx1 - bx0) < 0.5 * w
+                            or min(ly1 - ly0, ry1 - ry0) < 0.5 * h):
+                        continue
+                    y0, y1, x0, x1 = int(ty), int(by) + 1, int(lx) + 1, int(rx)
+                    if x1 <= x0 or not node_mask[y0:y1, x0:x1].any():
+                        continue
+                    hsides.update(top + bottom)
+                    vsides.update(left + right)
+    if hsides:
+        out = hruns.paint(hsides) | vruns.paint(vsides).T
+    return out
+
+
+class _Sides:
+    """Horizontal straight runs of a mask (`_rounded_frames`; pass a vertical one transposed)
+    and every candidate side made of them: each stretch of consecutive runs on one line
+    (centres within 2 px across) as (start, end, row, run labels).
+
+    Only the rows holding a run are labelled (stacked, a blank row between rows that are not
+    adjacent, so no run joins another across the rows left out): a full-page labelling of a
+    multi-megapixel chart cost more than the rest of `find_frames`.
+    """
+
+    def __init__(self, mask: np.ndarray) -> None:
+        self.rows = np.flatnonzero(mask.any(axis=1))
+        self.shape = mask.shape
+        self.sides: list[tuple[float, float, float, list[int]]] = []
+        if not len(self.rows):
+            self.at = self.lab = np.zeros(0, int)
+            return
+        self.at = np.arange(len(self.rows)) + np.concatenate([[0], np.cumsum(np.diff(self.rows) > 1)])
+        stacked = np.zeros((int(self.at[-1]) + 1, mask.shape[1]), np.uint8)
+        stacked[self.at] = mask[self.rows]
+        n, self.lab, st, _ = cv2.connectedComponentsWithStats(stacked, connectivity=8)
+        row_of = np.zeros(len(stacked), float)
+        row_of[self.at] = self.rows
+        runs = []
+        for j in range(1, n):
+            x, y, w, h = (int(v) for v in st[j, :4])
+            runs.append((float(x), float(x + w), (row_of[y] + row_of[y + h - 1]) / 2, j))
+        runs.sort(key=lambda r: (round(r[2]), r[0]))
+        i = 0
+        while i < len(runs):
+            k = i + 1
+            while k < len(runs) and abs(runs[k][2] - runs[i][2]) <= 2:
+                k += 1
+            line = sorted(runs[i:k])
+            for a in range(len(line)):
+                for b in range(a, len(line)):
+                    self.sides.append((line[a][0], max(r[1] for r in line[a:b + 1]), line[a][2],
+                                       [r[3] for r in line[a:b + 1]]))
+            i = k
+
+    def paint(self, labels: set[int]) -> np.ndarray:
+        """The pixels of the runs ``labels``."""
+        out = np.zeros(self.shape, bool)
+        if labels:
+            out[self.rows] = np.isin(self.lab[self.at], list(labels))
+        return out
 
 
 def find_contacts(comp: np.ndarray, cstats: np.ndarray, contact_owner: np.ndarray,

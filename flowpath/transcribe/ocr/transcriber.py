@@ -332,7 +332,7 @@ class OCRTranscriber(Transcriber):
         shadows = cx.shadow_bands(conn, page.bg_dist, page.node_mask, line_h)
         if shadows is not None:
             conn &= ~shadows
-        frames = cx.find_frames(conn, line_h)
+        frames = cx.find_frames(conn, line_h, page.node_mask)
         if frames is not None:
             conn &= ~frames
             # a subgraph title sits just under its frame's top edge: not an edge label
