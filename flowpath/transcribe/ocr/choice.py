@@ -50,9 +50,10 @@ HAND_KEEP_AT = 0.5
 #: charts whose text line height (px, `crops.median_line_height`) is below this are small print,
 #: read by the learned recogniser too (crops.SMALL_LINE: the same bound the crop cleaning uses)
 SMALL_PRINT_BELOW = 14.0
-#: ...and at least this: smaller lines come from fonts under the smallest size the recogniser was
-#: trained on (8 px); on clean 6-7 px renders it lost to tesseract on tuning charts
-SMALL_PRINT_FROM = 8.5
+#: ...and at least this: the ninth stretch's weights were trained on 7-11 px wild print too and
+#: read 8-8.5 px lines (wild Graphviz/PlantUML) better than the kept reading (tuning sets
+#: textrec9_gv/_puml, full pipeline); on clean 7-8 px renders (textrec9_clean) tesseract still wins
+SMALL_PRINT_FROM = 8.0
 #: the learned reading wins where its confidence (mean character probability, 0-1) plus the margin
 #: for the engine that read the kept reading reaches the kept reading's confidence. Against
 #: tesseract it is negative: the learned confidences run higher than tesseract's (0.8-0.95 on
