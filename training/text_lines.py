@@ -7,6 +7,10 @@ quality 35-90), then cleaned by `flowpath.transcribe.ocr.crops.to_text_crop` wit
 `median_line_height` measures, and cut to its line band as `recogniser.crop_lines` cuts lines at
 inference. So the network sees what it will read: the cleaned crops of the OCR transcriber.
 
+A share of lines (``wild_share``, 0 by default: the first runs' stream) takes the "wild small
+print" look of web Graphviz/PlantUML images instead: 7-11 px, mostly serif (Times-like) or
+narrow faces, often squeezed horizontally, blurred up to 0.1 x the font size (`data_gen.styles.WILD_MAX_BLUR_PER_TEXT_PX`), gradients more often.
+
 Held out: the wild eval set's fonts (Caladea, DejaVu Sans and its condensed/light cuts) and the
 handwriting faces are never drawn (`train_fonts`).
 """
@@ -160,8 +164,25 @@ def sample_colours(rng: random.Random) -> tuple[tuple[int, int, int], tuple[int,
     return (255, 255, 255), (0, 0, 0)
 
 
-def render_line(rng: random.Random, font: Font, text: str, size: float) -> np.ndarray:
-    """The coloured, degraded picture of ``text`` on a node-like fill (RGB uint8)."""
+#: family-name words of the serif (Times-like) and narrow faces that the wild look draws most
+_SERIF_OR_NARROW_WORDS = ("serif", "roman", "termes", "pagella", "bonum", "schola", "bookman", "libertine",
+                          "c059", "p052", "narrow", "condensed", " cn")
+
+
+def is_serif_or_narrow(family: str) -> bool:
+    """Whether a family is a serif or a narrow/condensed face ("Sans" faces named "... Serif" aside)."""
+    low = " " + family.lower()
+    return "sans serif" not in low and any(w in low for w in _SERIF_OR_NARROW_WORDS)
+
+
+def _squeeze(rgb: np.ndarray, factor: float) -> np.ndarray:
+    """``rgb`` narrowed horizontally by ``factor`` (a narrow face, or a browser fitting a label)."""
+    return cv2.resize(rgb, (max(4, round(rgb.shape[1] * factor)), rgb.shape[0]), interpolation=cv2.INTER_AREA)
+
+
+def render_line(rng: random.Random, font: Font, text: str, size: float, wild: bool = False) -> np.ndarray:
+    """The coloured, degraded picture of ``text`` on a node-like fill (RGB uint8); ``wild``: the
+    web small-print look (squeezed, blurred and graded more often and more strongly)."""
     fill, ink = sample_colours(rng)
     supersample = 1 if rng.random() < 0.5 else rng.choice((2, 3, 4))
     face = ImageFont.truetype(font.path, max(4, round(size * supersample)))
@@ -173,19 +194,21 @@ def render_line(rng: random.Random, font: Font, text: str, size: float) -> np.nd
     ImageDraw.Draw(img).text((pad_x - left + rng.random(), pad_y - min(top, 0) + rng.random()), text,
                              font=face, fill=ink)
     rgb = np.asarray(img).copy()
-    if rng.random() < 0.2:  # vertical gradient over the fill (Office look)
+    if rng.random() < (0.4 if wild else 0.2):  # vertical gradient over the fill (Office look)
         k = np.linspace(rng.uniform(0.8, 1.0), rng.uniform(0.8, 1.0), rgb.shape[0])[:, None, None]
         rgb = np.clip(rgb.astype(np.float32) * k, 0, 255).astype(np.uint8)
     if supersample > 1:
         rgb = cv2.resize(rgb, (max(4, rgb.shape[1] // supersample), max(4, rgb.shape[0] // supersample)),
                          interpolation=cv2.INTER_AREA)
+    if wild and rng.random() < 0.4:
+        rgb = _squeeze(rgb, rng.uniform(0.75, 0.95))
     if rng.random() < 0.15:
         angle = rng.uniform(-1.2, 1.2)
         m = cv2.getRotationMatrix2D((rgb.shape[1] / 2, rgb.shape[0] / 2), angle, 1.0)
         rgb = cv2.warpAffine(rgb, m, (rgb.shape[1], rgb.shape[0]), flags=cv2.INTER_LINEAR,
                              borderMode=cv2.BORDER_REPLICATE)
-    if rng.random() < 0.4:
-        sigma = rng.uniform(0.1, 0.08 * size)
+    if rng.random() < (0.6 if wild else 0.4):
+        sigma = rng.uniform(0.1, (0.1 if wild else 0.08) * size)
         rgb = cv2.GaussianBlur(rgb, (0, 0), sigma)
     if rng.random() < 0.3:
         f = rng.uniform(0.6, 0.9)
@@ -224,10 +247,15 @@ class LineSynth:
         fonts: fonts to draw from (default `train_fonts`).
         words: dictionary words for random lines.
         sizes: smallest and largest font size (px).
+        wild_share: share of lines in the wild small-print look (`render_line` ``wild``), drawn
+            at ``wild_sizes`` px, 70 % of them in a serif or narrow face (`is_serif_or_narrow`);
+            0 leaves the stream exactly as before (no extra random draws).
+        wild_sizes: smallest and largest font size (px) of those lines.
     """
 
     def __init__(self, seed: int, fonts: list[Font] | None = None, words: list[str] | None = None,
-                 sizes: tuple[float, float] = (8.0, 16.0)) -> None:
+                 sizes: tuple[float, float] = (8.0, 16.0), wild_share: float = 0.0,
+                 wild_sizes: tuple[float, float] = (7.0, 11.0)) -> None:
         self.rng = random.Random(seed)
         self.fonts = fonts or train_fonts()
         # draw a family first, then one of its files: URW ships 8 cuts a face, Roboto 20
@@ -236,15 +264,26 @@ class LineSynth:
             self.families.setdefault(f.family, []).append(f)
         self.text = TextSampler(self.rng, words or [])
         self.sizes = sizes
+        self.wild_share = wild_share
+        self.wild_sizes = wild_sizes
+        self.serif_or_narrow = sorted(f for f in self.families if is_serif_or_narrow(f))
 
     def sample(self) -> tuple[np.ndarray, str, Font]:
         while True:
-            font = self.rng.choice(self.families[self.rng.choice(sorted(self.families))])
+            wild = self.wild_share > 0 and self.rng.random() < self.wild_share
+            if wild and self.serif_or_narrow and self.rng.random() < 0.7:
+                family = self.rng.choice(self.serif_or_narrow)
+            else:
+                family = self.rng.choice(sorted(self.families))
+            font = self.rng.choice(self.families[family])
             text = self.text()
-            # more mass on the hard 9-12 px range
-            size = min(max(self.rng.triangular(self.sizes[0], self.sizes[1], 10.5), self.sizes[0]), self.sizes[1])
+            if wild:
+                size = self.rng.uniform(*self.wild_sizes)
+            else:  # more mass on the hard 9-12 px range
+                size = min(max(self.rng.triangular(self.sizes[0], self.sizes[1], 10.5), self.sizes[0]),
+                           self.sizes[1])
             try:
-                rgb = render_line(self.rng, font, text, size)
+                rgb = render_line(self.rng, font, text, size, wild)
             except OSError:
                 continue  # a font file PIL cannot open
             line = clean_line(rgb, size)

@@ -49,6 +49,12 @@ class TextRecTrainConfig(CommonTrainingArguments):
     # a model folder (or checkpoint-N) whose weights start a new run: a fine-tune with its own
     # optimizer and warm-up + cosine schedule (with ``--resume`` the run's checkpoint wins)
     init_from: str | None = None
+    # share of training lines in the wild small-print look (`training.text_lines.LineSynth`),
+    # at wild_min_font_px-wild_max_font_px; > 0 also measures a second validation set of such
+    # lines only (seed val_seed + 1), logged as val_cer_wild (val_cer stays the first runs' set)
+    wild_share: float = 0.0
+    wild_min_font_px: float = 7.0
+    wild_max_font_px: float = 11.0
 
     def check(self) -> None:
         self.check_common()
@@ -58,6 +64,11 @@ class TextRecTrainConfig(CommonTrainingArguments):
             raise ConfigError(f"init_from: {Path(self.init_from) / 'model.safetensors'} is missing")
         if not 4 <= self.min_font_px <= self.max_font_px:
             raise ConfigError(f"need 4 <= min_font_px <= max_font_px, got {self.min_font_px}, {self.max_font_px}")
+        if not 0 <= self.wild_share <= 1:
+            raise ConfigError(f"wild_share must be in [0, 1], got {self.wild_share}")
+        if not 4 <= self.wild_min_font_px <= self.wild_max_font_px:
+            raise ConfigError("need 4 <= wild_min_font_px <= wild_max_font_px, "
+                              f"got {self.wild_min_font_px}, {self.wild_max_font_px}")
 
 
 def cer(pred: list[str], gold: list[str]) -> float:
@@ -161,14 +172,26 @@ def main(argv: list[str] | None = None) -> int:
     fonts = train_fonts()
     words = dictionary_words()
     sizes = (cfg.min_font_px, cfg.max_font_px)
+    wild = {"wild_share": cfg.wild_share, "wild_sizes": (cfg.wild_min_font_px, cfg.wild_max_font_px)}
     val = LineSynth(cfg.val_seed, fonts, words, sizes)
     val_samples = [val.sample() for _ in range(cfg.val_lines)]
     val_lines, val_texts = [s[0] for s in val_samples], [s[1] for s in val_samples]
+    wild_val: tuple[list[Any], list[str]] | None = None
+    if cfg.wild_share > 0:
+        wval = LineSynth(cfg.val_seed + 1, fonts, words, sizes, wild_share=1.0, wild_sizes=wild["wild_sizes"])
+        wild_samples = [wval.sample() for _ in range(cfg.val_lines)]
+        wild_val = ([s[0] for s in wild_samples], [s[1] for s in wild_samples])
     start = 0
-    synth = LineSynth(cfg.seed, fonts, words, sizes)
+    synth = LineSynth(cfg.seed, fonts, words, sizes, **wild)
     if cfg.init_from is not None:
         model.load_state_dict(load_file(str(Path(cfg.init_from) / "model.safetensors")))
         print(f"weights from {cfg.init_from}", flush=True)
+    if cp is None and cfg.init_from is not None:  # the starting point's figures, as step 0
+        rec0: dict[str, Any] = {"step": 0, "val_cer": evaluate(model, val_lines, val_texts, mcfg)}
+        if wild_val is not None:
+            rec0["val_cer_wild"] = evaluate(model, *wild_val, mcfg)
+        print(json.dumps(rec0), flush=True)
+        (out / "train_log.jsonl").open("a", encoding="utf-8").write(json.dumps(rec0) + "\n")
     if cp is not None:
         model.load_state_dict(load_file(str(cp / "model.safetensors")))
         state = load_state(cp / "optimizer.safetensors")
@@ -176,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         scheduler.load_state_dict(state["scheduler"])
         start = json.loads((cp / "trainer.json").read_text(encoding="utf-8"))["step"]
         # a resumed stream: a fresh seed per resume point (the stream has no cheap skip-ahead)
-        synth = LineSynth(cfg.seed + start, fonts, words, sizes)
+        synth = LineSynth(cfg.seed + start, fonts, words, sizes, **wild)
         print(f"resumed from {cp} at step {start}", flush=True)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
     log = (out / "train_log.jsonl").open("a", encoding="utf-8")
@@ -205,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
             losses = []
             if step % cfg.eval_steps == 0 or step == cfg.max_steps:
                 rec["val_cer"] = evaluate(model, val_lines, val_texts, mcfg)
+                if wild_val is not None:
+                    rec["val_cer_wild"] = evaluate(model, *wild_val, mcfg)
                 if rec["val_cer"] < best[0]:
                     best = (rec["val_cer"], step)
             log.write(json.dumps(rec) + "\n")
@@ -215,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     final_cer = evaluate(model, val_lines, val_texts, mcfg)
     save_recogniser(model, mcfg, out)
     record = {"steps": cfg.max_steps, "batch": cfg.per_device_train_batch_size, "parameters": n_params,
-              "init_from": cfg.init_from, "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
+              "init_from": cfg.init_from, "wild_share": cfg.wild_share, "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
               "font_families": font_names(fonts), "font_px": list(sizes),
               "command": "python training/train_text_recogniser.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     (out / "train_record.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

@@ -32,6 +32,21 @@ def test_synthetic_lines_are_cleaned_single_lines_with_their_text():
         assert (line < 128).any() and (line > 200).any()  # dark ink on white, as node crops are
 
 
+def test_the_wild_look_draws_small_serif_or_narrow_print_and_leaves_the_first_stream_alone():
+    from training.text_lines import LineSynth, is_serif_or_narrow
+
+    assert is_serif_or_narrow("Liberation Serif") and is_serif_or_narrow("TeX Gyre Heros Cn")
+    assert is_serif_or_narrow("Liberation Sans Narrow") and not is_serif_or_narrow("Liberation Sans")
+    wild = LineSynth(5, words=["alpha", "beta"], wild_share=1.0, wild_sizes=(7.0, 9.0))
+    fonts = [wild.sample()[2] for _ in range(12)]
+    assert sum(is_serif_or_narrow(f.family) for f in fonts) >= 6  # 70 % drawn from those faces
+    # without the wild look the stream is the earlier runs' one: the same seed, the same lines
+    a, b = LineSynth(7, words=["alpha", "beta"]), LineSynth(7, words=["alpha", "beta"], wild_share=0.0)
+    for _ in range(3):
+        (la, ta, fa), (lb, tb, fb) = a.sample(), b.sample()
+        assert ta == tb and fa == fb and np.array_equal(la, lb)
+
+
 @require_transformers
 def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path, capsys):
     from training.train_text_recogniser import main
@@ -72,6 +87,12 @@ def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path, capsys):
     start, after = load_file(str(out / "checkpoint-1" / "model.safetensors")), load_file(str(tuned / "model.safetensors"))
     assert all(np.allclose(start[k].numpy(), after[k].numpy(), atol=1e-5) for k in start if "weight" in k)
     assert json.loads((tuned / "train_record.json").read_text())["init_from"] == str(out / "checkpoint-1")
+    # with wild lines in the mix the starting point and every evaluation also measure them
+    wild = tmp_path / "wild"
+    assert main([*args[:3], str(wild), *args[4:], "--init_from", str(out / "checkpoint-1"),
+                 "--max_steps", "2", "--wild_share", "0.5"]) == 0
+    wild_log = [json.loads(line) for line in (wild / "train_log.jsonl").read_text().splitlines()]
+    assert wild_log[0]["step"] == 0 and "val_cer_wild" in wild_log[0] and "val_cer_wild" in wild_log[-1]
     assert main([*args[:3], str(tmp_path / "t2"), *args[4:], "--init_from", str(tmp_path / "nowhere")]) == 2
     assert "init_from" in capsys.readouterr().err
 

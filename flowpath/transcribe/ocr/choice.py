@@ -51,11 +51,13 @@ HAND_KEEP_AT = 0.5
 #: read by the learned recogniser too (crops.SMALL_LINE: the same bound the crop cleaning uses)
 SMALL_PRINT_BELOW = 14.0
 #: ...and at least this: smaller lines come from fonts under the smallest size the recogniser was
-#: trained on (8 px); on clean 6-7 px renders it lost to tesseract on tuning charts. 8.0, not 8.5
-#: (ninth stretch): `median_line_height` measures a 10-10.5 px wild web font (6-px glyphs) as
-#: 8.3 px, and there the learned reading, under `prefer_learned`, gained on every wild tuning set
-#: (gold-region node word F1 with spelling: gvword9_a 0.790 -> 0.804, gvword9_b 0.799 -> 0.812,
-#: gvword9_mp 0.829 -> 0.844) and changed nothing on clean Graphviz renders (gvword9_dgv 0.969)
+#: trained on; on clean 7-8 px renders tesseract still wins (textrec9_clean). 8.0, not 8.5 (ninth
+#: stretch, chosen by two engineers on their own tuning sets): `median_line_height` measures a
+#: 10-10.5 px wild web font (6-px glyphs) as 8.3 px, and there the learned reading, under
+#: `prefer_learned`, gained on every wild tuning set (gold-region node word F1 with spelling:
+#: gvword9_a 0.790 -> 0.804, gvword9_b 0.799 -> 0.812, gvword9_mp 0.829 -> 0.844; full pipeline
+#: with the weights fine-tuned on 7-11 px wild print: textrec9_gv 0.697 -> 0.718, textrec9_puml
+#: 0.870 -> 0.882) and changed nothing on clean Graphviz renders (gvword9_dgv 0.969)
 SMALL_PRINT_FROM = 8.0
 #: the learned reading wins where its confidence (mean character probability, 0-1) plus the margin
 #: for the engine that read the kept reading reaches the kept reading's confidence. Against
