@@ -47,6 +47,7 @@ def test_spelling_restores_words_that_lost_a_stroke(read, want):
 @pytest.mark.parametrize("text", [
     "Call fetch_data()", "x = x42 + 1", "Stat the file", "Is the queue empty?", "Run qzxv",
     "Response Ok?", "Read os.environ", "Is the DB up?", "Set 'pq' to 0",
+    "Decode the cache from JSON", "Send the HTTP request",  # acronyms ("JSON" became "SON")
 ])
 def test_spelling_leaves_known_words_and_identifiers(text):
     from flowpath.transcribe.ocr.text import correct_spelling

@@ -237,6 +237,9 @@ def _word_set(lang: str) -> frozenset[str]:
 #: English word within this many edits (one for short words, where two edits reach anything)
 _MAX_EDITS = {3: 1, 4: 1, 5: 1}
 _LONG_EDITS = 2
+#: a word in capitals this short is an acronym (JSON, HTTP, CSV), not a misread English word;
+#: longer ones (``SMOOTHH``, a title in capitals) are still corrected
+_ACRONYM = re.compile(r"[A-Z]{3,5}")
 
 
 def correct_spelling(text: str, lang: str = "eng") -> str:
@@ -248,7 +251,10 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
     sets). A word the English frequency list knows is left alone, and so is anything that is
     not a plain word of three letters or more, or of two lower-case letters (identifiers,
     numbers, ``fetch_data()``, ``os.environ``, ``'pq'``, ``Ok``, ``DB``), so only
-    out-of-vocabulary words change. (Tesseract's own word list,
+    out-of-vocabulary words change. Acronyms (`_ACRONYM`: ``JSON``, ``HTTP``) are left alone
+    too: the list is of lower-case words and has none of them, and ``JSON`` read right became
+    ``SON`` (wild PlantUML tuning sets ``pumlword9_a``/``_b``: 7 words lost, none of the
+    corrected all-capital words of 3-5 letters was right). (Tesseract's own word list,
     `dictionary_words`, is not used here: it holds OCR-like junk such as ``finshed``; measured
     on the wild tuning set it protected more misreads than names.) Needs the frequency list of ``symspellpy`` (``flowpath[ocr]``);
     without it the text is returned as read.
@@ -264,7 +270,7 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
         # a two-letter word only bare (`'pq'` in a code chart is an identifier)
         m = (re.fullmatch(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)", tok)
              or re.fullmatch(r"()([a-z]{2})([?.,:;!]*)", tok))
-        if m is None or m.group(2).lower() in freq:
+        if m is None or m.group(2).lower() in freq or _ACRONYM.fullmatch(m.group(2)):
             out.append(tok)
             continue
         word = m.group(2)
