@@ -51,8 +51,13 @@ HAND_KEEP_AT = 0.5
 #: read by the learned recogniser too (crops.SMALL_LINE: the same bound the crop cleaning uses)
 SMALL_PRINT_BELOW = 14.0
 #: ...and at least this: smaller lines come from fonts under the smallest size the recogniser was
-#: trained on (8 px); on clean 6-7 px renders it lost to tesseract on tuning charts
-SMALL_PRINT_FROM = 8.5
+#: trained on (8 px); on clean 6-7 px renders it lost to tesseract on tuning charts. 8.0, not 8.5
+#: (ninth stretch): `crops.median_line_height` reads 8.3 px (glyphs' 75th percentile 6 px) for
+#: 10-px fonts as often as 9.7, and 10-px print is what the recogniser was made for. Node word F1
+#: on recorded readings, rule with 8.5 -> 8.0: wild PlantUML tuning charts measured 8.3 px
+#: (pumlword9_a/_b, 174 nodes) sharp 0.726 -> 0.773, blurred 0.248 -> 0.295; clean Mermaid
+#: renders at half scale (pumlword9_smallclean, 268 nodes) 0.886 -> 0.889 (7.0: 0.888)
+SMALL_PRINT_FROM = 8.0
 #: the learned reading wins where its confidence (mean character probability, 0-1) plus the margin
 #: for the engine that read the kept reading reaches the kept reading's confidence. Against
 #: tesseract it is negative: the learned confidences run higher than tesseract's (0.8-0.95 on
