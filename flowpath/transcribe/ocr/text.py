@@ -242,7 +242,7 @@ _LONG_EDITS = 2
 _ACRONYM = re.compile(r"[A-Z]{3,5}")
 
 
-def correct_spelling(text: str, lang: str = "eng") -> str:
+def correct_spelling(text: str, lang: str = "eng", *, keep_acronyms: bool = True) -> str:
     """Replace the words of ``text`` that no dictionary knows by the most frequent English
     word within one edit (two for words of six letters or more).
 
@@ -254,7 +254,8 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
     out-of-vocabulary words change. Acronyms (`_ACRONYM`: ``JSON``, ``HTTP``) are left alone
     too: the list is of lower-case words and has none of them, and ``JSON`` read right became
     ``SON`` (wild PlantUML tuning sets ``pumlword9_a``/``_b``: 7 words lost, none of the
-    corrected all-capital words of 3-5 letters was right). (Tesseract's own word list,
+    corrected all-capital words of 3-5 letters was right); ``keep_acronyms=False`` corrects them
+    too, for text read as handwriting (written in capitals, where ``STAT`` is a slip). (Tesseract's own word list,
     `dictionary_words`, is not used here: it holds OCR-like junk such as ``finshed``; measured
     on the wild tuning set it protected more misreads than names.) Needs the frequency list of ``symspellpy`` (``flowpath[ocr]``);
     without it the text is returned as read.
@@ -270,7 +271,7 @@ def correct_spelling(text: str, lang: str = "eng") -> str:
         # a two-letter word only bare (`'pq'` in a code chart is an identifier)
         m = (re.fullmatch(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)", tok)
              or re.fullmatch(r"()([a-z]{2})([?.,:;!]*)", tok))
-        if m is None or m.group(2).lower() in freq or _ACRONYM.fullmatch(m.group(2)):
+        if m is None or m.group(2).lower() in freq or keep_acronyms and _ACRONYM.fullmatch(m.group(2)):
             out.append(tok)
             continue
         word = m.group(2)

@@ -456,7 +456,9 @@ class OCRTranscriber(Transcriber):
         node_readings = nodes.reading.result()
         node_texts = self._texts(node_readings)
         if nodes.line_h < SMALL_LINE:  # small print loses thin strokes: "deadine" (issue 14)
-            node_texts = [tx.correct_spelling(t, self.lang) for t in node_texts]
+            # capitals read by the handwriting engine are handwriting, not acronyms
+            node_texts = [tx.correct_spelling(t, self.lang, keep_acronyms=r.engine != "rapidocr")
+                          for t, r in zip(node_texts, node_readings, strict=True)]
         problems: list[str] = []
         fc = FlowChart("TD")
         for i, letter in enumerate(page.letters):
