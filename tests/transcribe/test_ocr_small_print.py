@@ -80,3 +80,12 @@ def test_small_print_on_a_saturated_fill_reads():
     read = [w for r in readings for w in words(correct_spelling(join_lines(r.words)))]
     hits = sum(min(read.count(w), gold.count(w)) for w in set(gold))
     assert hits >= 0.8 * len(gold), read
+
+
+@require_symspellpy
+def test_capitals_are_acronyms_in_print_and_slips_in_handwriting():
+    from flowpath.transcribe.ocr.text import correct_spelling
+
+    # a print engine's "JSON" is an acronym; the handwriting engine's "CHEK" is a slip
+    assert correct_spelling("Decode the data from JSON") == "Decode the data from JSON"
+    assert correct_spelling("CHEK THE DOOR", keep_acronyms=False) == "CHECK THE DOOR"
