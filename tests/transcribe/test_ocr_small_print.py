@@ -47,6 +47,7 @@ def test_spelling_restores_words_that_lost_a_stroke(read, want):
 @pytest.mark.parametrize("text", [
     "Call fetch_data()", "x = x42 + 1", "Stat the file", "Is the queue empty?", "Run qzxv",
     "Response Ok?", "Read os.environ", "Is the DB up?", "Set 'pq' to 0",
+    "Decode the cache from JSON", "Send the HTTP request",  # acronyms ("JSON" became "SON")
 ])
 def test_spelling_leaves_known_words_and_identifiers(text):
     from flowpath.transcribe.ocr.text import correct_spelling
@@ -107,3 +108,12 @@ def test_small_print_on_a_saturated_fill_reads():
     read = [w for r in readings for w in words(correct_spelling(join_lines(r.words)))]
     hits = sum(min(read.count(w), gold.count(w)) for w in set(gold))
     assert hits >= 0.8 * len(gold), read
+
+
+@require_symspellpy
+def test_capitals_are_acronyms_in_print_and_slips_in_handwriting():
+    from flowpath.transcribe.ocr.text import correct_spelling
+
+    # a print engine's "JSON" is an acronym; the handwriting engine's "CHEK" is a slip
+    assert correct_spelling("Decode the data from JSON") == "Decode the data from JSON"
+    assert correct_spelling("CHEK THE DOOR", keep_acronyms=False) == "CHECK THE DOOR"

@@ -150,6 +150,16 @@ def test_small_print_takes_the_learned_reading_unless_the_kept_one_is_surer():
     assert engine.calls == 1
 
 
+def test_a_chart_measured_at_eight_point_three_px_is_small_print():
+    # 10-px fonts in small wild rasters (PlantUML charts scaled to ~0.67) measure 8.3 px
+    # (`crops.median_line_height`: 75th-percentile glyph of 6 px) as often as 9.7: that is the
+    # print the learned recogniser was trained for, so it is asked there too
+    crop = TextCrop(np.zeros((30, 30), np.uint8))
+    kept = [Reading([(0, 0, 9, "Agmily")], 0.55, "tesseract")]
+    engine = _Fixed([Reading([(0, 0, 9, "Apply")], 0.9, "textrec")])
+    assert learned_opinion([crop], kept, lambda: engine, 6 / 0.72)[0].engine == "textrec"
+
+
 def test_the_learned_reading_must_beat_tesseract_by_more_than_rapidocr():
     # tesseract's confidences run lower than the learned recogniser's; rapidocr's line scores do not
     learned = Reading([(0, 0, 9, "Apply")], 0.85, "textrec")

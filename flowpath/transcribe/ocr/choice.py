@@ -52,12 +52,14 @@ HAND_KEEP_AT = 0.5
 SMALL_PRINT_BELOW = 14.0
 #: ...and at least this: smaller lines come from fonts under the smallest size the recogniser was
 #: trained on; on clean 7-8 px renders tesseract still wins (textrec9_clean). 8.0, not 8.5 (ninth
-#: stretch, chosen by two engineers on their own tuning sets): `median_line_height` measures a
-#: 10-10.5 px wild web font (6-px glyphs) as 8.3 px, and there the learned reading, under
-#: `prefer_learned`, gained on every wild tuning set (gold-region node word F1 with spelling:
-#: gvword9_a 0.790 -> 0.804, gvword9_b 0.799 -> 0.812, gvword9_mp 0.829 -> 0.844; full pipeline
-#: with the weights fine-tuned on 7-11 px wild print: textrec9_gv 0.697 -> 0.718, textrec9_puml
-#: 0.870 -> 0.882) and changed nothing on clean Graphviz renders (gvword9_dgv 0.969)
+#: stretch, chosen by three engineers on their own tuning sets): `median_line_height` measures a
+#: 10-10.5 px wild web font (6-px glyphs) as 8.3 px as often as 9.7, and there the learned
+#: reading, under `prefer_learned`, gained on every wild tuning set (gold-region node word F1 with
+#: spelling: gvword9_a 0.790 -> 0.804, gvword9_b 0.799 -> 0.812, gvword9_mp 0.829 -> 0.844; rule
+#: replayed on recorded readings, wild PlantUML pumlword9_a/_b charts at 8.3 px: sharp 0.726 ->
+#: 0.773, blurred 0.248 -> 0.295; full pipeline with the weights fine-tuned on 7-11 px wild print:
+#: textrec9_gv 0.697 -> 0.718, textrec9_puml 0.870 -> 0.882) and changed nothing on clean renders
+#: (gvword9_dgv 0.969; half-scale Mermaid pumlword9_smallclean 0.886 -> 0.889, 7.0: 0.888)
 SMALL_PRINT_FROM = 8.0
 #: the learned reading wins where its confidence (mean character probability, 0-1) plus the margin
 #: for the engine that read the kept reading reaches the kept reading's confidence. Against

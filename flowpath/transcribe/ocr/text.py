@@ -238,6 +238,9 @@ def _word_set(lang: str) -> frozenset[str]:
 #: English word within this many edits (one for short words, where two edits reach anything)
 _MAX_EDITS = {3: 1, 4: 1, 5: 1}
 _LONG_EDITS = 2
+#: a word in capitals this short is an acronym (JSON, HTTP, CSV), not a misread English word;
+#: longer ones (``SMOOTHH``, a title in capitals) are still corrected
+_ACRONYM = re.compile(r"[A-Z]{3,5}")
 
 
 def chart_words(texts: Iterable[str]) -> Counter[str]:
@@ -250,7 +253,8 @@ def chart_words(texts: Iterable[str]) -> Counter[str]:
     return Counter(w for t in texts for w in (m.lower() for m in re.findall(r"[A-Za-z]{3,}", t)) if w in freq)
 
 
-def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = None) -> str:
+def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = None, *,
+                     keep_acronyms: bool = True) -> str:
     """Replace the words of ``text`` that no dictionary knows by the most frequent English
     word within one edit (two for words of six letters or more).
 
@@ -263,7 +267,11 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
     word of three letters or more is first mended to the nearest of the chart's own words
     within the same edits (``mxaure`` -> ``mixture`` read in another node, not the more
     frequent ``mature``; measured on wild Graphviz tuning sets, docs/transcription.md, ninth
-    stretch). (Tesseract's own word list,
+    stretch). Acronyms (`_ACRONYM`: ``JSON``, ``HTTP``) are left alone
+    too: the list is of lower-case words and has none of them, and ``JSON`` read right became
+    ``SON`` (wild PlantUML tuning sets ``pumlword9_a``/``_b``: 7 words lost, none of the
+    corrected all-capital words of 3-5 letters was right); ``keep_acronyms=False`` corrects them
+    too, for text read as handwriting (written in capitals, where ``STAT`` is a slip). (Tesseract's own word list,
     `dictionary_words`, is not used here: it holds OCR-like junk such as ``finshed``; measured
     on the wild tuning set it protected more misreads than names.) Needs the frequency list of ``symspellpy`` (``flowpath[ocr]``);
     without it the text is returned as read.
@@ -279,7 +287,7 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
         # a two-letter word only bare (`'pq'` in a code chart is an identifier)
         m = (re.fullmatch(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)", tok)
              or re.fullmatch(r"()([a-z]{2})([?.,:;!]*)", tok))
-        if m is None or m.group(2).lower() in freq:
+        if m is None or m.group(2).lower() in freq or keep_acronyms and _ACRONYM.fullmatch(m.group(2)):
             out.append(tok)
             continue
         word = m.group(2)

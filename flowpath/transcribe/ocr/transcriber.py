@@ -456,9 +456,11 @@ class OCRTranscriber(Transcriber):
         node_readings = nodes.reading.result()
         node_texts = self._texts(node_readings)
         if nodes.line_h < SMALL_LINE:  # small print loses thin strokes: "deadine" (issue 14)
-            # mended against the chart's own words first: what any engine read in any node
+            # mended against the chart's own words first: what any engine read in any node;
+            # capitals read by the handwriting engine are handwriting, not acronyms
             chart = tx.chart_words([*node_texts, *(a for r in node_readings for a in r.alternates)])
-            node_texts = [tx.correct_spelling(t, self.lang, chart) for t in node_texts]
+            node_texts = [tx.correct_spelling(t, self.lang, chart, keep_acronyms=r.engine != "rapidocr")
+                          for t, r in zip(node_texts, node_readings, strict=True)]
         problems: list[str] = []
         fc = FlowChart("TD")
         for i, letter in enumerate(page.letters):
