@@ -208,6 +208,14 @@ def make_scenario_questions(chart: FlowChart, chart_id: str, rng: random.Random,
     Returns:
         Benchmark-layout question records of type ``applied_scenario``.
     """
+    return _told(chart, chart_id, rng, per_type, domain, thresholds, _story)
+
+
+def _told(chart: FlowChart, chart_id: str, rng: random.Random, per_type: int, domain: str,
+          thresholds: dict[str, tuple[str, str, int]] | None, tell: Any) -> list[dict[str, Any]]:
+    """``per_type`` scenario records of ``chart``, each story told by ``tell`` (`_story` or
+    `_long_story`) walking to a step with a check upstream; a numeric check missing from
+    ``thresholds`` is read from its text."""
     g, text, kind, steps, _ = _chart_views(chart)
     thresholds = dict(thresholds or {})
     for d in chart.nodes:
@@ -219,7 +227,7 @@ def make_scenario_questions(chart: FlowChart, chart_id: str, rng: random.Random,
     for _ in range(per_type):
         if not targets:
             break
-        story = _story(chart, g, text, kind, thresholds, rng.choice(targets), domain, rng)
+        story = tell(chart, g, text, kind, thresholds, rng.choice(targets), domain, rng)
         if story is not None:
             out.append(_q(chart_id, len(out), "applied_scenario", *story, domain, rng))
     return out
@@ -387,21 +395,7 @@ def make_story_questions(chart: FlowChart, chart_id: str, rng: random.Random, *,
     sentence (the story starts mid-chart; not gold, P4), checks settled by what the person goes
     on to do on a branch, quantities named with none of their words, the answer step
     paraphrased. Gold as in `make_scenario_questions`."""
-    g, text, kind, steps, _ = _chart_views(chart)
-    thresholds = dict(thresholds or {})
-    for d in chart.nodes:
-        m = _THRESHOLD.match(text[d])
-        if kind[d] == "decision" and d not in thresholds and m:
-            thresholds[d] = (m.group(1), m.group(2), int(m.group(3)))
-    out: list[dict[str, Any]] = []
-    targets = [t for t in steps if any(kind[a] == "decision" for a in nx.ancestors(g, t))]
-    for _ in range(per_type):
-        if not targets:
-            break
-        story = _long_story(chart, g, text, kind, thresholds, rng.choice(targets), domain, rng)
-        if story is not None:
-            out.append(_q(chart_id, len(out), "applied_scenario", *story, domain, rng))
-    return out
+    return _told(chart, chart_id, rng, per_type, domain, thresholds, _long_story)
 
 
 def _long_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str, str],

@@ -9,9 +9,9 @@ running inside along it into one piece (main lost C->F and D->E and drew D->C).
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
+from tests.gen.graphviz_reads import read_default_graphviz
 from tests.markers import require_chromium, require_tesseract
 
 #: a cluster holding a decision and its two branches; the flow enters it from above, leaves it
@@ -35,37 +35,6 @@ CLUSTER = """flowchart TD
 @require_tesseract
 @pytest.mark.chromium
 def test_graphviz_cluster_frame_joins_no_connectors(renderer, tmp_path):
-    from data_gen.geometry import raster_size
-    from data_gen.pipeline import ChartJob, GenConfig, _render_job
-    from data_gen.raster import annotate, rasterize_svg
-    from data_gen.styles import StyleSpec
-    from flowpath.geometry import Region, box_iou_matrix
-    from flowpath.labeller import draw_labels
-    from flowpath.mermaid import parse_mermaid, to_mermaid
-    from flowpath.models.base import LabelledChart
-    from flowpath.segment import ClassicalSegmenter
-    from flowpath.transcribe import make_transcriber
-
-    chart = parse_mermaid(CLUSTER)
     # the generator's default look (tuning chart gvedge9_s9912/gen000017: same style and id)
-    style = StyleSpec(family="default", theme="neutral", font="DejaVu Sans Mono", font_size=16)
-    job = ChartJob(id="gen000017", mermaid=to_mermaid(chart), style=style, chart=chart, renderer="graphviz")
-    task = _render_job(renderer, job, GenConfig(out=tmp_path), raster_size)
-    ann = annotate(task["render"], task["width"], task["height"], tuple(task["scale"]))
-    image = rasterize_svg(task["svg"], task["width"], task["height"])
-    ids = list(chart.nodes)
-    gold = [Region.from_polygon(ann["nodes"][n]["polygon"]) for n in ids]
-
-    regions, reason = ClassicalSegmenter().segment(image)
-    assert regions, reason
-    iou = box_iou_matrix(np.array([g.bbox for g in gold]), np.array([r.bbox for r in regions]))
-    found = {n: int(row.argmax()) for n, row in zip(ids, iou, strict=True) if row.max() >= 0.7}
-    assert set(found) == set(ids), {n: round(float(r.max()), 2) for n, r in zip(ids, iou, strict=True)}
-
-    names = [f"R{i}" for i in range(len(regions))]
-    node_of = {names[i]: n for n, i in found.items()}
-    labelled, letter_regions = draw_labels(image, regions, names=names)
-    tr = make_transcriber("ocr", engine="tesseract")([LabelledChart(image, labelled, letter_regions)])[0]
-    got = {(node_of.get(e.source, e.source), node_of.get(e.target, e.target)) for e in tr.chart.edges}
-    want = {(e.source, e.target) for e in chart.edges}
-    assert got == want, (got ^ want, tr.problems)
+    read = read_default_graphviz(renderer, tmp_path, CLUSTER, job_id="gen000017", font="DejaVu Sans Mono")
+    assert read.edges == read.want, (read.edges ^ read.want, read.problems)
