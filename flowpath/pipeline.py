@@ -147,8 +147,9 @@ class Attribution:
             these are the letters drawn on the image).
         letters: the subset of ``node_ids`` that have a region on the image, in the same order.
         regions: one `Region` per entry of ``letters`` (original-image pixels, xyxy).
-        path_edges: ``(source, target)`` graph edges between attributed nodes: the path drawn
-            by `save_overlay`.
+        path_edges: ``(source, target)`` graph edges between attributed nodes that the walk
+            takes (`walk_edges`: a shortcut the nodes also join by a longer route is left
+            out): the path drawn by `save_overlay`.
         reason: the reasoner's explanation.
         trace: the reasoner's steps (tool calls, observations), JSON-ready.
         timings: seconds: ``parse`` (0 when the parse was cached), ``reason``, ``total``.
@@ -506,6 +507,23 @@ def reason_on(reasoner: Reasoner, parsed: ParsedChart, question: str, answer: st
                                       "total": round(parse_seconds + t_reason, 5)})
 
 
+def walk_edges(graph: FlowChart, node_ids: list[str]) -> list[tuple[str, str]]:
+    """The edges to draw between the attributed nodes: the chart's edges among them, less any
+    edge the chosen nodes also join by a longer route through themselves (when they form no
+    loop). A story's path credit check -> income step -> income check -> reject does not also
+    show the credit check's direct "No" edge to reject: that shortcut is not the walk told."""
+    import networkx as nx
+
+    chosen = set(node_ids)
+    edges = list(dict.fromkeys((e.source, e.target) for e in graph.edges
+                               if e.source in chosen and e.target in chosen and e.source != e.target))
+    induced = nx.DiGraph(edges)
+    if not nx.is_directed_acyclic_graph(induced):
+        return edges  # a loop: no single walk to reduce to
+    walk = nx.transitive_reduction(induced)
+    return [e for e in edges if walk.has_edge(*e)]
+
+
 def build_attribution(parsed: ParsedChart, question: str, answer: str, reasoning: Reasoning,
                       timings: dict[str, float] | None = None) -> Attribution:
     """Map a reasoner's node ids onto the parsed chart's regions and path."""
@@ -518,11 +536,8 @@ def build_attribution(parsed: ParsedChart, question: str, answer: str, reasoning
     if no_region:
         problems.append(f"node ids without a region: {', '.join(no_region)}")
     letters = [n for n in ids if n in parsed.regions]
-    chosen = set(ids)
-    edges = list(dict.fromkeys((e.source, e.target) for e in parsed.graph.edges
-                               if e.source in chosen and e.target in chosen and e.source != e.target))
     return Attribution(question=question, answer=answer, node_ids=ids, letters=letters,
-                       regions=[parsed.regions[n] for n in letters], path_edges=edges,
+                       regions=[parsed.regions[n] for n in letters], path_edges=walk_edges(parsed.graph, ids),
                        reason=reasoning.reason, trace=list(reasoning.trace),
                        timings=dict(timings or {}), error=reasoning.error, problems=problems,
                        image_hash=parsed.image_hash, source=parsed.source, width=parsed.width,

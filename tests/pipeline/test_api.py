@@ -220,3 +220,23 @@ def test_stage_factories_share_the_registry_and_load_lazily():
         flowpath.segment.Nope  # noqa: B018
     fp = FlowPath.from_names("classical", "source", "offline", device="cpu")
     assert fp.describe() == {"segmenter": "classical", "transcriber": "source", "reasoner": "offline"}
+
+
+def test_path_edges_are_the_walk_not_its_shortcuts():
+    from flowpath.mermaid import parse_mermaid
+    from flowpath.pipeline import walk_edges
+
+    chart = parse_mermaid("""flowchart TD
+    C{"Is the credit score above 600?"} -->|"Yes"| D["Check the applicant's income"]
+    C -->|"No"| G["Reject the application"]
+    D --> E{"Is the income sufficient?"}
+    E -->|"No"| G
+    E -->|"Yes"| F["Approve the loan"]
+""")
+    # the story's walk: the credit check's direct "No" to reject is not part of it
+    assert walk_edges(chart, ["C", "D", "E", "G"]) == [("C", "D"), ("D", "E"), ("E", "G")]
+    # the direct edge is the path when it is the only route among the chosen nodes
+    assert walk_edges(chart, ["C", "G"]) == [("C", "G")]
+    # a loop among the chosen nodes has no single walk: every edge among them is drawn
+    looped = parse_mermaid("flowchart TD\n    C --> D\n    D --> E\n    E --> C\n    C --> E\n")
+    assert set(walk_edges(looped, ["C", "D", "E"])) == {("C", "D"), ("D", "E"), ("E", "C"), ("C", "E")}
