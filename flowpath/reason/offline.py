@@ -556,6 +556,8 @@ class OfflineReasoner(Reasoner):
             return q[n] >= 0.34 and q[n] > q[best]
         if rel == "succ" or self.fact_condition_threshold is None:
             return q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15)
+        from flowpath.reason.branches import states_quantity
+
         text = ctx.chart.nodes[n].text or ""
         for clause in _condition_clauses(question) + _condition_clauses(answer):
             sc = ctx.index.scores(clause, semantic=False)
@@ -565,8 +567,6 @@ class OfflineReasoner(Reasoner):
             if sc[n][0] >= self.fact_condition_threshold and (
                     not self.fact_condition_over_answer or sc[n][1] >= sc[best][1]):
                 return True
-            from flowpath.reason.branches import states_quantity
-
             if states_quantity(text, clause):
                 return True
         return False
@@ -827,7 +827,7 @@ class OfflineReasoner(Reasoner):
                     # a step done without a choice word settles its check only when no other
                     # branch of it leads there too (the step a skip rejoins is no evidence)
                     deciders = [p for p in deciders if not any(
-                        e.target != n and (e.target == n or n in nx.descendants(ctx.g, e.target))
+                        e.target != n and n in nx.descendants(ctx.g, e.target)
                         for e, _ in branches(ctx.chart, p))]
                 for p in deciders:
                     out.setdefault(p, (n, at))

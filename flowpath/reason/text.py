@@ -145,6 +145,7 @@ class NodeIndex:
         if self.vectors is None:
             self.vectors = self.encoder.encode(self.texts + expected)[: len(self.texts)]
         elif expected:
+            # into the encoder's memo in one pass; `similarity` then reads each from there
             self.encoder.encode(expected)
         return self.vectors
 
