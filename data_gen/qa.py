@@ -897,7 +897,7 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 
 # -- writing a set -----------------------------------------------------------------------------
-STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact")
+STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard")
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
@@ -914,9 +914,19 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     words (`data_gen.scenario_qa.make_scenario_questions`, ``per_type`` + 1 stories a chart);
     ``story`` the same charts, asked in long stories (`data_gen.scenario_qa.make_story_questions`);
     ``fact`` gives steps details (numbers, tools, advice) and asks only fact questions the way
-    people ask them (`data_gen.fact_qa.make_fact_questions`, ``per_type`` + 2 a chart)."""
+    people ask them (`data_gen.fact_qa.make_fact_questions`, ``per_type`` + 2 a chart);
+    ``facthard`` asks fact questions on charts whose node texts share many words
+    (`data_gen.fact_qa.hard_fact_chart`, `make_hard_fact_questions`; a fifth of the charts are
+    programs, `make_program_fact_questions`)."""
     from data_gen.code_qa import make_code_questions, random_program
-    from data_gen.fact_qa import fact_chart, make_fact_questions
+    from data_gen.fact_qa import (
+        _PROGRAM_RATE,
+        fact_chart,
+        hard_fact_chart,
+        make_fact_questions,
+        make_hard_fact_questions,
+        make_program_fact_questions,
+    )
     from data_gen.scenario_qa import make_scenario_questions, make_story_questions, scenario_chart
 
     style = style or ("hard" if hard else "templated")
@@ -939,6 +949,14 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
             elif style == "fact":
                 chart, domain, details = fact_chart(rng)
                 questions = make_fact_questions(chart, cid, rng, per_type=per_type, domain=domain, details=details)
+            elif style == "facthard" and rng.random() < _PROGRAM_RATE:
+                program = random_program(rng)
+                chart, domain = program.chart, "code"
+                questions = make_program_fact_questions(program, cid, rng, per_type=per_type)
+            elif style == "facthard":
+                chart, domain, details, notes = hard_fact_chart(rng)
+                questions = make_hard_fact_questions(chart, cid, rng, per_type=per_type, domain=domain,
+                                                     details=details, notes=notes)
             else:
                 chart, domain = random_chart(rng, numeric_rate=0.0 if style == "templated" else 0.5)
                 make = {"templated": make_questions, "hard": make_hard_questions,
