@@ -303,7 +303,8 @@ def hard_fact_chart(rng: random.Random) -> tuple[FlowChart, str, dict[str, tuple
         notes[p] = (d, clause)
     for s in steps:
         succ = [t for t in chart.successors(s) if t in steps and t not in notes]
-        if s in notes or not succ or rng.random() >= _NEIGHBOUR_MENTION_RATE:
+        if s in notes or not succ or (chart.nodes[s].text or "").endswith(".") \
+                or rng.random() >= _NEIGHBOUR_MENTION_RATE:
             continue
         t = succ[0]
         verb, _, obj = (details[t][0] if t in details else chart.nodes[t].text or "").partition(" ")

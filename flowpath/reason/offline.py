@@ -206,6 +206,14 @@ class OfflineReasoner(Reasoner):
         self.fact_quantity = True
         self.fact_condition_over_answer = True
         self.fact_prefer_taken = True
+        # an embedded question ("how do you find out whether the glue is dry?", "which step lets
+        # you see if ...") asks about a check without settling it, and a numeric check named
+        # without a value ("when is the credit score noted?") is not settled either (generated
+        # QA, fact10_val); False: the earlier reading (any restatement settles)
+        self.fact_embedded_questions = True
+        # a fact answer's closing clause that places the step ("..., right after you rinse the
+        # jar") names a neighbour, not the answer (generated QA, fact10_val)
+        self.fact_trailing_context = True
         # how much weaker an answer match after the story's settled branches may be and still
         # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
         self.scenario_after_margin = 0.1
@@ -501,7 +509,7 @@ class OfflineReasoner(Reasoner):
         chart = ctx.chart
         # "After you rinse the jar, heat the oil for 10 minutes": the leading clause sets the
         # scene (a neighbour), the rest states the fact
-        answer = _answer_core(answer)
+        answer = _answer_core(answer, self.fact_trailing_context)
         s = self._answer_scores(ctx, question, answer)
         q = self._question_scores(ctx, question)
         # statements are local: when the question names a step, its neighbours are the likely
@@ -518,7 +526,8 @@ class OfflineReasoner(Reasoner):
 
             for d in ctx.index.ids:
                 if node_kind(ctx.chart, d) == "decision" and self._fact_mentions_check(ctx, d, q, question):
-                    taken = branch_taken(chart.nodes[d].text or "", question)
+                    taken = (self._fact_branch_taken(chart.nodes[d].text or "", question)
+                             if self.fact_embedded_questions else branch_taken(chart.nodes[d].text or "", question))
                     for e, cond in branches(chart, d):
                         if taken is not None and cond == taken:
                             s[e.target] += self.fact_branch_boost
@@ -559,6 +568,8 @@ class OfflineReasoner(Reasoner):
         from flowpath.reason.branches import states_quantity
 
         text = ctx.chart.nodes[n].text or ""
+        if self.fact_embedded_questions:
+            question, answer = _without_embedded_questions(question), _without_embedded_questions(answer)
         for clause in _condition_clauses(question) + _condition_clauses(answer):
             sc = ctx.index.scores(clause, semantic=False)
             # a clause whose words the answer's own step holds more of ("when it is time to
@@ -570,6 +581,22 @@ class OfflineReasoner(Reasoner):
             if states_quantity(text, clause):
                 return True
         return False
+
+    @staticmethod
+    def _fact_branch_taken(decision: str, question: str) -> str | None:
+        """The branch a fact question takes at the check ``decision``; None when it does not
+        settle it: what an embedded question ("whether the glue is dry", "see if the token is
+        valid") says asks about the check rather than stating its answer, and a numeric check
+        whose quantity the question names with neither a value nor the threshold ("when is the
+        credit score noted?") is named, not settled."""
+        from flowpath.reason.branches import branch_taken, states_quantity, threshold
+
+        statement = _without_embedded_questions(question)
+        thr = threshold(decision)
+        if thr is not None and not states_quantity(decision, statement) \
+                and f"{thr[2]:g}" not in re.findall(r"\d+(?:\.\d+)?", re.sub(r"(?<=\d),(?=\d{3})", "", statement)):
+            return None
+        return branch_taken(decision, statement)
 
     def _fact_mentions_check(self, ctx: _ChartContext, d: str, q: dict[str, float], question: str) -> bool:
         """Whether a fact question speaks of the check ``d``: it restates it, or (with
@@ -973,11 +1000,30 @@ _SETTING_CLAUSE = re.compile(r"^\s*(?:after|once|before|as soon as|having|follow
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|when|unless|whether|in case)\b([^,;.?!]{3,160})", re.I)
 
 
-def _answer_core(answer: str) -> str:
+def _answer_core(answer: str, trailing: bool = True) -> str:
     """A fact answer without a leading clause that sets the scene ("After you rinse the jar,
-    heat the oil" -> "heat the oil"); the answer itself when it has none."""
+    heat the oil" -> "heat the oil") and, with ``trailing``, without one that closes it ("About
+    10 minutes, right after you rinse the jar" -> "About 10 minutes"); the answer itself when
+    nothing else is left."""
     core = _SETTING_CLAUSE.sub("", answer, count=1)
+    if trailing:
+        core = _TRAILING_SETTING.sub("", core, count=1)
     return core if core.strip() else answer
+
+
+_EMBEDDED_QUESTION = re.compile(
+    r"\b(?:whether|(?:see|tell|find out|know|check|determine|test|verify|learn|ask|asks|asked)\s+if)\b[^,;.?!]*"
+    r"|(?:^|(?<=[.!?]\s))when\s+(?:is|are|was|were|do|does|did|should|can|could|must|will|would|has|have)\b[^,;.?!]*",
+    re.I)
+_TRAILING_SETTING = re.compile(
+    r",\s*(?:right |just |straight |only )?(?:after|once|before|as soon as|following)\b[^,;.?!]{3,120}[.!]?\s*$", re.I)
+
+
+def _without_embedded_questions(text: str) -> str:
+    """``text`` without its embedded questions ("how do you find out whether the glue is dry?"
+    -> "how do you find out ?") and an opening "When is / do ..." that asks for a time: what
+    they say is asked, not stated."""
+    return _EMBEDDED_QUESTION.sub(" ", text)
 
 
 def _condition_clauses(text: str) -> list[str]:
