@@ -214,6 +214,9 @@ class OfflineReasoner(Reasoner):
         # a fact answer's closing clause that places the step ("..., right after you rinse the
         # jar") names a neighbour, not the answer (generated QA, fact10_val)
         self.fact_trailing_context = True
+        # a fact question's opening setting clause ("Once you rinse the jar, ...") names a
+        # neighbour of the answer, not the answer (generated QA, fact10_val)
+        self.fact_question_context = True
         # how much weaker an answer match after the story's settled branches may be and still
         # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
         self.scenario_after_margin = 0.1
@@ -347,7 +350,8 @@ class OfflineReasoner(Reasoner):
     def _context(self, chart: FlowChart, question: str, answer: str) -> _ChartContext:
         """The chart's index, with the statement's texts embedded up front: the rules ask for
         them one at a time, and one forward pass for all of them costs about as much as one."""
-        statement = [t for t in dict.fromkeys((question, answer, _story(question), *_scenario_texts(question))) if t.strip()]
+        statement = [t for t in dict.fromkeys((question, answer, _story(question), *_scenario_texts(question),
+                                               *_fact_texts(question, answer))) if t.strip()]
         # many questions share a chart: keep the last chart's index while that chart object
         # holds the same content (compared by value, so an edit in place cannot go unseen)
         content = chart.to_dict()
@@ -510,7 +514,10 @@ class OfflineReasoner(Reasoner):
         # "After you rinse the jar, heat the oil for 10 minutes": the leading clause sets the
         # scene (a neighbour), the rest states the fact
         answer = _answer_core(answer, self.fact_trailing_context)
-        s = self._answer_scores(ctx, question, answer)
+        # "Once you rinse the jar, how long do you heat the oil?": the opening clause names the
+        # step before, a neighbour of the answer (it still picks the neighbourhood below)
+        asked = _question_core(question) if self.fact_question_context else question
+        s = self._answer_scores(ctx, asked, answer)
         q = self._question_scores(ctx, question)
         # statements are local: when the question names a step, its neighbours are the likely
         # answer, which settles ties between equally worded nodes elsewhere in the chart
@@ -532,7 +539,8 @@ class OfflineReasoner(Reasoner):
                         if taken is not None and cond == taken:
                             s[e.target] += self.fact_branch_boost
                             branch_of.setdefault(e.target, d)
-        best = self._fact_answer_node(ctx, s, q, question, answer, set(branch_of))
+        qa_scores = q if asked == question else self._question_scores(ctx, asked)
+        best = self._fact_answer_node(ctx, s, qa_scores, asked, answer, set(branch_of))
         ids = [best]
         why = f"{best} states the answer"
         if best in branch_of:
@@ -1024,6 +1032,23 @@ def _without_embedded_questions(text: str) -> str:
     -> "how do you find out ?") and an opening "When is / do ..." that asks for a time: what
     they say is asked, not stated."""
     return _EMBEDDED_QUESTION.sub(" ", text)
+
+
+def _question_core(question: str) -> str:
+    """A fact question without an opening clause that places it after (or before) another step
+    ("Once you rinse the jar, how long do you heat the oil?" -> "how long do you heat the oil?");
+    the question itself when nothing else is left."""
+    core = _SETTING_CLAUSE.sub("", question, count=1)
+    return core if core.strip() else question
+
+
+def _fact_texts(question: str, answer: str) -> list[str]:
+    """The texts the fact rules match besides the statement (the answer and question without
+    their setting clauses), so they join the statement's one forward pass; none for other
+    question types."""
+    if classify_question(question, answer) != "fact_retrieval":
+        return []
+    return [_answer_core(answer), _question_core(question)]
 
 
 def _condition_clauses(text: str) -> list[str]:
