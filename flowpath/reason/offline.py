@@ -217,6 +217,9 @@ class OfflineReasoner(Reasoner):
         # a fact question's opening setting clause ("Once you rinse the jar, ...") names a
         # neighbour of the answer, not the answer (generated QA, fact10_val)
         self.fact_question_context = True
+        # among near-tied fact answer nodes, the weight of the share of the question's words
+        # (lexical) a node holds, beside the embedding likeness (generated QA, fact10_val)
+        self.fact_tie_question_words = 1.0
         # how much weaker an answer match after the story's settled branches may be and still
         # win over one elsewhere (generated QA, data_gen.qa --hard, validation seed)
         self.scenario_after_margin = 0.1
@@ -641,7 +644,13 @@ class OfflineReasoner(Reasoner):
         if len(near) > 1 and ctx.index.encoder is not None and self.fact_tie_margin > 0:
             sim_q = ctx.index.similarity(question, raw=True)
             sim_a = ctx.index.similarity(answer, raw=True) if answer.strip() else {}
-            best = max(near, key=lambda n: (sim_q.get(n, 0.0) + sim_a.get(n, 0.0), -ctx.depth.get(n, 0)))
+            # how much of the question's wording a step holds ("with 500 ml of warm water"):
+            # embeddings find "100 ml of warm water" about as close
+            held = ({n: v[1] for n, v in ctx.index.scores(question, semantic=False).items()}
+                    if self.fact_tie_question_words else {})
+            best = max(near, key=lambda n: (sim_q.get(n, 0.0) + sim_a.get(n, 0.0)
+                                            + self.fact_tie_question_words * held.get(n, 0.0),
+                                            -ctx.depth.get(n, 0)))
         return best
 
     # -- applied scenario -----------------------------------------------------------------------
@@ -1034,12 +1043,16 @@ def _without_embedded_questions(text: str) -> str:
     return _EMBEDDED_QUESTION.sub(" ", text)
 
 
+_TRAILING_PLACE = re.compile(r"\s+(?:right |just )?(?:once|after|before|as soon as)\s+[^,;.?!]{3,120}(?=\?\s*$)", re.I)
+
+
 def _question_core(question: str) -> str:
-    """A fact question without an opening clause that places it after (or before) another step
-    ("Once you rinse the jar, how long do you heat the oil?" -> "how long do you heat the oil?");
-    the question itself when nothing else is left."""
-    core = _SETTING_CLAUSE.sub("", question, count=1)
-    return core if core.strip() else question
+    """A fact question without a clause that places it after (or before) another step, opening
+    or closing it ("Once you rinse the jar, how long do you heat the oil?" -> "how long do you
+    heat the oil?", "What do you do once you rinse the jar?" -> "What do you do?"); the
+    question itself when nothing else is left."""
+    core = _TRAILING_PLACE.sub("", _SETTING_CLAUSE.sub("", question, count=1), count=1)
+    return core if core.strip("? ") else question
 
 
 def _fact_texts(question: str, answer: str) -> list[str]:
