@@ -356,9 +356,10 @@ def make_hard_fact_questions(chart: FlowChart, chart_id: str, rng: random.Random
             if _THRESHOLD.match(text[d]):
                 q = rng.choice([f"At which step do you note {clause}?", f"When is {clause} noted?",
                                 f"What are you doing when you note {clause}?"])
-            else:
+            else:  # an embedded question, or the goal the step serves
                 q = rng.choice([f"How do you find out whether {clause}?", f"What do you do to tell if {clause}?",
-                                f"Which step lets you see whether {clause}?"])
+                                f"Which step lets you see whether {clause}?", f"What do you do to make sure {clause}?",
+                                f"How can you confirm that {clause}?"])
             add(q, rng.choice([f"You {_lower_first(reword(base(p), rng))}.", f"{reword(base(p), rng)}."]), [p])
             continue
         if details and r < 0.8:

@@ -1029,7 +1029,8 @@ def _answer_core(answer: str, trailing: bool = True) -> str:
 
 
 _EMBEDDED_QUESTION = re.compile(
-    r"\b(?:whether|(?:see|tell|find out|know|check|determine|test|verify|learn|ask|asks|asked)\s+if)\b[^,;.?!]*"
+    r"\b(?:whether|(?:see|tell|find out|know|check|determine|test|verify|learn|ask|asks|asked)\s+if"
+    r"|(?:make sure|ensure|confirm)(?:\s+that)?|(?:verify|check)\s+that)\b[^,;.?!]*"
     r"|(?:^|(?<=[.!?]\s))when\s+(?:is|are|was|were|do|does|did|should|can|could|must|will|would|has|have)\b[^,;.?!]*",
     re.I)
 _TRAILING_SETTING = re.compile(
