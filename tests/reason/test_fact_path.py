@@ -50,3 +50,31 @@ def test_fact_adds_no_node_the_statement_does_not_need(chart, question, answer, 
 ])
 def test_fact_keeps_the_decision_whose_branch_the_statement_takes(chart, question, answer, expected):
     assert _ask(chart, question, answer) == expected
+
+
+@pytest.fixture(scope="module")
+def shared_words() -> FlowChart:
+    """Steps that share their object, a step that says it tests what the check after it asks,
+    and a step naming the one after it (tenth stretch, `data_gen.qa --style facthard`)."""
+    return FlowChart.from_edges(
+        [("A", "B"), ("B", "C"), ("C", "D"), ("D", "E", "Yes"), ("D", "F", "No"), ("E", "G"), ("F", "G"),
+         ("G", "M"), ("M", "H"), ("H", "I", "Yes"), ("H", "J", "No"), ("I", "K"), ("J", "K"), ("K", "L")],
+        {"A": "Start", "B": "Stir the tomato sauce with 100 ml of warm water",
+         "C": "Press the glue layer to see whether the glue is dry", "D": "Is the glue dry?",
+         "E": "Press the wooden board flat", "F": "Heat the glue layer",
+         "G": "Stir the tomato sauce with 500 ml of warm water", "M": "Pull the credit report and note the credit score",
+         "H": "Is the credit score above 600?", "I": "Document the credit report by email",
+         "J": "Review the credit report", "K": "Rinse the glass jar, then seal the glass jar", "L": "End"})
+
+
+@pytest.mark.parametrize("question,answer,expected", [
+    # an embedded question or a goal asks about the check; it does not settle it (the step on
+    # its yes branch, which shares the answer's verb, is not the answer, nor is the check)
+    ("How do you find out whether the glue is dry?", "You press it.", ["C"]),
+    ("What do you do to make sure the glue is dry?", "Press it firmly.", ["C"]),
+    # the answer's closing clause names the step before, not the answer
+    ("How much water is the tomato sauce stirred with?", "500 ml, right after you heat the glue layer.", ["G"]),
+    ("How much warm water goes in?", "500 ml, right after you heat the glue layer.", ["G"]),
+])
+def test_fact_reads_what_is_asked_apart_from_what_is_stated(shared_words, question, answer, expected):
+    assert _ask(shared_words, question, answer) == expected

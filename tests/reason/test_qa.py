@@ -18,6 +18,7 @@ from data_gen.qa import (
     settle,
 )
 from flowpath.datasets.febench import Benchmark
+from flowpath.graph import FlowChart
 from flowpath.mermaid import parse_mermaid
 from flowpath.reason import QUESTION_TYPES, classify_question
 from tests.markers import FEBENCH_DEV, require_febench
@@ -264,7 +265,7 @@ def test_style_option_writes_a_readable_set_and_refuses_a_clash(tmp_path):
     assert (a / "questions.jsonl").read_text() == (b / "questions.jsonl").read_text()
 
 
-@pytest.mark.parametrize("style", ["hard", "flowvqa", "code", "scenario", "fact"])
+@pytest.mark.parametrize("style", ["hard", "flowvqa", "code", "scenario", "fact", "facthard"])
 def test_a_seed_writes_the_same_questions_under_any_hash_seed(tmp_path, style):
     """Python's string hashing differs per process (PYTHONHASHSEED): a generator that walks a
     set of node ids in hash order writes another set for the same --seed."""
@@ -307,3 +308,33 @@ def test_fact_style_golds_one_node_unless_the_question_settles_a_check(tmp_path)
     detailed = sum(any(len(n.text.split()) >= 5 for n in c if n.kind not in ("start", "end", "decision"))
                    for c in charts.values())
     assert detailed >= len(charts) * 0.8
+
+
+def test_facthard_charts_share_words_and_golds_stay_one_node_unless_a_check_is_settled(tmp_path):
+    """--style facthard: fact questions only, gold one node or a settled check and its branch
+    step; the charts' node texts share words (steps repeating another step's wording, steps
+    naming the check after them) and a share of the charts are programs."""
+    out = tmp_path / "facthard"
+    assert main(["--out", str(out), "--charts", "40", "--seed", "6", "--style", "facthard"]) == 0
+    qs = _load(out)
+    charts = {q["chart"]: parse_mermaid(json.loads((out / "charts" / f"{q['chart']}.json").read_text())["mermaid"])
+              for q in qs}
+    for q in qs:
+        assert q["type"] == "fact_retrieval" and classify_question(q["question"]) == "fact_retrieval", q
+        chart = charts[q["chart"]]
+        assert all(g in chart.nodes for g in q["gold"]), q
+        if len(q["gold"]) == 2:
+            d, t = q["gold"]
+            assert chart.nodes[d].kind == "decision" and t in chart.successors(d), q
+        else:
+            assert len(q["gold"]) == 1, q
+    def repeats_a_wording(c: FlowChart) -> bool:  # two steps opening with the same verb and object
+        openings = [" ".join((n.text or "").split()[:3]) for n in c if n.kind not in ("start", "end", "decision")]
+        return len(set(openings)) < len(openings)
+
+    repeated = sum(repeats_a_wording(c) for c in charts.values())
+    naming_check = sum(any("to see whether" in (n.text or "") or "and note" in (n.text or "") for n in c)
+                       for c in charts.values())
+    programs = sum(q["domain"] == "code" and "=" in "".join(n.text or "" for n in charts[q["chart"]])
+                   for q in qs)
+    assert repeated >= len(charts) * 0.3 and naming_check >= len(charts) * 0.3 and programs > 0
