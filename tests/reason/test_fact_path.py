@@ -8,6 +8,7 @@ import pytest
 from flowpath.graph import FlowChart
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner, classify_question
+from flowpath.reason.semantic import semantic_available
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +79,20 @@ def shared_words() -> FlowChart:
 ])
 def test_fact_reads_what_is_asked_apart_from_what_is_stated(shared_words, question, answer, expected):
     assert _ask(shared_words, question, answer) == expected
+
+
+@pytest.mark.skipif(not semantic_available(), reason="needs flowpath[semantic]")
+@pytest.mark.parametrize("question,answer", [
+    ("Which step is done with 500 ml of warm water?", "whisk the olive oil."),
+    ("What do you do with 500 ml of warm water?", "You whisk the olive oil."),
+])
+def test_fact_ties_go_to_the_step_holding_the_question_words(question, answer):
+    """Steps on one object, told apart only by a detail the question quotes: the embedding finds
+    "100 ml of warm water" about as close as "500 ml of warm water"; the words decide (real
+    MiniLM)."""
+    chart = FlowChart.from_edges(
+        [("A", "B"), ("B", "C"), ("C", "D"), ("D", "E"), ("E", "F"), ("F", "G")],
+        {"A": "Start", "B": "Cut the olive oil", "C": "Mix the olive oil with 100 ml of warm water",
+         "D": "Heat the olive oil until it is smooth", "E": "Stir the olive oil with 500 ml of warm water",
+         "F": "Heat the olive oil using a soft brush", "G": "End"})
+    assert OfflineReasoner(semantic=True)(ReasoningRequest(chart, question, answer)).node_ids == ["E"]
