@@ -3,6 +3,10 @@ learned node scorer)."""
 
 from __future__ import annotations
 
+import dataclasses
+import html
+import re
+
 from flowpath.graph import Edge, FlowChart
 
 _BRANCH_WORDS = ("yes", "no")
@@ -10,6 +14,9 @@ _BRANCH_WORDS = ("yes", "no")
 # a connector read as text ("ee", "an"): the transcriber's slips on febench_dev
 # (docs/transcription.md, "conditions")
 _SLIP_LENGTH = 3
+# an HTML entity printed as text: Mermaid without HTML labels draws a "<" in a label as the
+# five characters "&lt;", and OCR reads them faithfully
+_ENTITY = re.compile(r"&(?:[a-z]+|#\d+);", re.I)
 
 
 def node_kind(chart: FlowChart, nid: str) -> str:
@@ -86,4 +93,28 @@ def mend_lost_connectors(chart: FlowChart) -> FlowChart:
     chart = chart.copy()
     for source, target in added:
         chart.add_edge(Edge(source, target))
+    return chart
+
+
+def read_entities(chart: FlowChart) -> FlowChart:
+    """``chart`` with the HTML entities that its node texts and edge labels show as text
+    decoded (the chart itself when none does).
+
+    Mermaid with ``htmlLabels: false`` draws "Is the soil pH < 180?" as "Is the soil pH &lt;
+    180?" and the transcriber reads what is drawn; a check whose comparison reads "&lt;" has no
+    threshold, so a story's number could not settle it (`flowpath.reason.branches.threshold`).
+
+    >>> fc = FlowChart.from_edges([("D", "A", "Yes")], {"D": "Is x &lt; 3?", "A": "Stop"})
+    >>> read_entities(fc).nodes["D"].text
+    'Is x < 3?'
+    """
+    nodes = [n for n in chart if n.text and _ENTITY.search(n.text)]
+    edges = [e for e in chart.edges if e.label and _ENTITY.search(e.label)]
+    if not nodes and not edges:
+        return chart
+    chart = chart.copy()
+    for n in nodes:
+        chart.add_node(dataclasses.replace(n, text=html.unescape(n.text)))
+    for e in edges:
+        chart.replace_edge(e, dataclasses.replace(e, label=html.unescape(e.label or "")))
     return chart

@@ -1,0 +1,38 @@
+"""The reasoner reads a transcribed chart as the transcriber read it: OCR's faithful readings of
+what a renderer drew, and its slips, must not change which walk a statement takes."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowpath.graph import FlowChart
+from flowpath.models.base import ReasoningRequest
+from flowpath.reason import OfflineReasoner
+from flowpath.reason.kinds import read_entities
+
+
+def _garden(check: str) -> FlowChart:
+    return FlowChart.from_edges(
+        [("S", "P"), ("P", "D"), ("D", "L", "Yes"), ("D", "C", "No"), ("L", "E"), ("C", "E")],
+        {"S": "Start", "P": "Test the soil", "D": check, "L": "Spread lime on the beds",
+         "C": "Spread compost on the beds", "E": "End"})
+
+
+@pytest.mark.parametrize("check", ["Is the soil pH < 6?", "Is the soil pH &lt; 6?"])
+def test_a_check_read_with_an_html_entity_is_settled_by_the_storys_number(check):
+    # Mermaid without HTML labels draws "<" as the text "&lt;", and OCR reads what is drawn:
+    # the story's pH of 8 still settles the check on its "No" branch
+    story = ("Mia is getting her vegetable garden ready for spring. She has tested the soil, and it "
+             "reads a pH of 8. What should Mia do next?")
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(_garden(check), story, "Spread it on the beds."))
+    assert res.node_ids == ["P", "D", "C"], res.reason
+
+
+def test_read_entities_decodes_texts_and_labels_and_keeps_a_clean_chart():
+    clean = _garden("Is the soil pH < 6?")
+    assert read_entities(clean) is clean
+    read = FlowChart.from_edges([("D", "A", "x &gt; 3"), ("D", "B", "No")], {"D": "Is x &amp; y &lt;= 3?"})
+    decoded = read_entities(read)
+    assert decoded.nodes["D"].text == "Is x & y <= 3?"
+    assert [e.label for e in decoded.edges] == ["x > 3", "No"]
+    assert read.nodes["D"].text == "Is x &amp; y &lt;= 3?"  # the reasoner's input is left as it was
