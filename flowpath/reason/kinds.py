@@ -118,3 +118,60 @@ def read_entities(chart: FlowChart) -> FlowChart:
     for e in edges:
         chart.replace_edge(e, dataclasses.replace(e, label=html.unescape(e.label or "")))
     return chart
+
+
+def turn_reversed_connectors(chart: FlowChart) -> FlowChart:
+    """``chart`` with the connectors a transcriber most likely read backwards turned round (the
+    chart itself when there is none).
+
+    In a chart with a Start node every other node has a way in and every step a way out. A
+    connector whose arrowhead was read at the wrong end leaves exactly that: its true source
+    becomes a *cut end* (no way out) and its true target a *cut start* (no way in), joined by
+    the backwards edge; a run of steps read backwards joins them by a chain of such edges
+    through nodes with one way in and one way out. Such a chain, from a cut start to a cut end,
+    is turned; repeated while that uncovers another. Only unlabelled edges: a labelled edge
+    there is a check's loop back whose forward twin was lost (`mend_lost_connectors` puts that
+    back), and the transcriber draws labelled connectors leaving their check. A whole chart
+    has no cut start, so nothing changes there.
+
+    >>> fc = FlowChart.from_edges([("S", "A"), ("B", "A"), ("B", "E")],
+    ...                           {"S": "Start", "A": "Sand it", "B": "Paint it", "E": "End"})
+    >>> [(e.source, e.target) for e in turn_reversed_connectors(fc).edges]
+    [('S', 'A'), ('B', 'E'), ('A', 'B')]
+    """
+    if not any(chart.nodes[n].kind == "start" for n in chart.nodes):
+        return chart
+    out = chart
+    for _ in range(len(chart.edges)):
+        chain = _backwards_chain(out)
+        if chain is None:
+            break
+        if out is chart:
+            out = chart.copy()
+        for edge in chain:
+            out.remove_edge(edge)
+            out.add_edge(dataclasses.replace(edge, source=edge.target, target=edge.source))
+    return out
+
+
+def _backwards_chain(chart: FlowChart) -> list[Edge] | None:
+    """The first chain of unlabelled edges from a cut start to a cut end through nodes with one
+    way in and one way out (see `turn_reversed_connectors`), ``None`` when there is none."""
+    ends = {n for n in chart.nodes if chart.out_degree(n) == 0 and chart.in_degree(n) > 0
+            and chart.nodes[n].kind not in ("end", "terminal")}
+    starts = sorted(n for n in chart.nodes if chart.in_degree(n) == 0 and chart.out_degree(n) > 0
+                    and chart.nodes[n].kind not in ("start", "terminal"))
+    if not ends:
+        return None
+    for start in starts:
+        for first in chart.out_edges(start):
+            chain, edge = [], first
+            while not edge.label and edge.target != start and edge not in chain:
+                chain.append(edge)
+                if edge.target in ends:
+                    return chain
+                nxt = chart.out_edges(edge.target)
+                if chart.in_degree(edge.target) != 1 or len(nxt) != 1:
+                    break
+                edge = nxt[0]
+    return None

@@ -8,7 +8,7 @@ import pytest
 from flowpath.graph import FlowChart
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner
-from flowpath.reason.kinds import read_entities
+from flowpath.reason.kinds import read_entities, turn_reversed_connectors
 
 
 def _garden(check: str) -> FlowChart:
@@ -36,3 +36,30 @@ def test_read_entities_decodes_texts_and_labels_and_keeps_a_clean_chart():
     assert decoded.nodes["D"].text == "Is x & y <= 3?"
     assert [e.label for e in decoded.edges] == ["x > 3", "No"]
     assert read.nodes["D"].text == "Is x &amp; y &lt;= 3?"  # the reasoner's input is left as it was
+
+
+def test_connectors_read_backwards_are_walked_the_right_way():
+    # arrowheads read at the wrong end (the wild Mermaid look's step curves): the two steps
+    # before the check seem to follow it, so the story's walk lost the step done before it
+    read = FlowChart.from_edges(
+        [("S", "P"), ("Q", "P"), ("D", "Q"), ("D", "L", "Yes"), ("D", "C", "No"), ("L", "E"), ("C", "E")],
+        {"S": "Start", "P": "Test the soil", "Q": "Water the soil", "D": "Is the soil pH < 6?",
+         "L": "Spread lime on the beds", "C": "Spread compost on the beds", "E": "End"})
+    story = ("Mia is getting her vegetable garden ready for spring. She has watered the soil, and it "
+             "reads a pH of 8. What should Mia do next?")
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(read, story, "Spread it on the beds."))
+    assert res.node_ids == ["Q", "D", "C"], res.reason
+
+
+def test_turn_reversed_connectors_turns_only_a_plain_edge_from_a_cut_start_to_a_cut_end():
+    whole = _garden("Is the soil pH < 6?")
+    assert turn_reversed_connectors(whole) is whole
+    # a run of two read backwards: turned one after the other
+    run = FlowChart.from_edges([("S", "A"), ("B", "A"), ("C", "B"), ("C", "E")],
+                               {"S": "Start", "A": "Cut it", "B": "Sand it", "C": "Paint it", "E": "End"})
+    assert {(e.source, e.target) for e in turn_reversed_connectors(run).edges} == {
+        ("S", "A"), ("A", "B"), ("B", "C"), ("C", "E")}
+    # a check's labelled loop back whose forward twin was lost is not turned (it is mended)
+    loop = FlowChart.from_edges([("S", "A"), ("D", "A", "No"), ("D", "E", "Yes")],
+                                {"S": "Start", "A": "Sand it", "D": "Is it smooth?", "E": "End"})
+    assert turn_reversed_connectors(loop) is loop
