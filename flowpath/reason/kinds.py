@@ -175,3 +175,38 @@ def _backwards_chain(chart: FlowChart) -> list[Edge] | None:
                     break
                 edge = nxt[0]
     return None
+
+
+def split_merged_loops(chart: FlowChart) -> FlowChart:
+    """``chart`` with each check's loop back that the transcriber merged into the forward
+    connector split out again (the chart itself when there is none).
+
+    A check looping back to the step above it is drawn as two connectors between the same
+    pair; read as one, the forward edge step -> check carries the loop's label ("No") and the
+    check keeps a single branch. A yes/no label on the only way out of a step that is not a
+    check, into a check that has no edge for that branch, is that: the label goes back to the
+    check's own edge to the step, and the forward edge is plain again. A whole chart has no
+    labelled edge leaving a step, so nothing changes there.
+
+    >>> fc = FlowChart.from_edges([("S", "A"), ("A", "D", "No"), ("D", "E", "Yes")],
+    ...                           {"S": "Start", "A": "Sand it", "D": "Is it smooth?", "E": "End"})
+    >>> [(e.source, e.target, e.label) for e in split_merged_loops(fc).edges]
+    [('S', 'A', None), ('A', 'D', None), ('D', 'E', 'Yes'), ('D', 'A', 'No')]
+    """
+    merged = []
+    for e in chart.edges:
+        cond = e.condition
+        if cond not in _BRANCH_WORDS or e.source == e.target or len(chart.out_edges(e.source)) != 1:
+            continue
+        if node_kind(chart, e.source) == "decision" or node_kind(chart, e.target) != "decision":
+            continue
+        if any(c == cond for _, c in branches(chart, e.target)):
+            continue
+        merged.append(e)
+    if not merged:
+        return chart
+    chart = chart.copy()
+    for e in merged:
+        chart.replace_edge(e, dataclasses.replace(e, label=None))
+        chart.add_edge(dataclasses.replace(e, source=e.target, target=e.source))
+    return chart

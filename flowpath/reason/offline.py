@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
-from flowpath.reason.kinds import branches, mend_lost_connectors, node_kind, read_entities, turn_reversed_connectors
+from flowpath.reason.kinds import (
+    branches,
+    mend_lost_connectors,
+    node_kind,
+    read_entities,
+    split_merged_loops,
+    turn_reversed_connectors,
+)
 from flowpath.reason.text import (
     NEGATIONS,
     NodeIndex,
@@ -121,9 +128,10 @@ class _ChartContext:
     def __init__(self, chart: FlowChart, encoder: TextEncoder | None = None,
                  blend: SemanticBlend | None = None, statement: list[str] | None = None) -> None:
         # read the chart with the connectors a transcriber most likely lost put back and the
-        # HTML entities a renderer printed as text decoded, connectors read backwards turned
-        # (the chart itself when it is whole)
-        chart = mend_lost_connectors(turn_reversed_connectors(read_entities(chart)))
+        # HTML entities a renderer printed as text decoded, connectors read backwards turned,
+        # a check's loop back merged into its forward connector split out (the chart itself
+        # when it is whole)
+        chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(chart))))
         self.chart = chart
         items = [(n.id, n.text or n.id) for n in chart]
         self.index = NodeIndex.build(items, encoder=encoder, blend=blend)

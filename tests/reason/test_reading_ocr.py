@@ -8,7 +8,7 @@ import pytest
 from flowpath.graph import FlowChart
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner
-from flowpath.reason.kinds import read_entities, turn_reversed_connectors
+from flowpath.reason.kinds import read_entities, split_merged_loops, turn_reversed_connectors
 
 
 def _garden(check: str) -> FlowChart:
@@ -63,3 +63,20 @@ def test_turn_reversed_connectors_turns_only_a_plain_edge_from_a_cut_start_to_a_
     loop = FlowChart.from_edges([("S", "A"), ("D", "A", "No"), ("D", "E", "Yes")],
                                 {"S": "Start", "A": "Sand it", "D": "Is it smooth?", "E": "End"})
     assert turn_reversed_connectors(loop) is loop
+
+
+def test_a_checks_loop_back_merged_into_its_forward_connector_is_split_out():
+    # a check looping back to the step above it draws two connectors between the pair; read as
+    # one, the step's way into the check carried the loop's "No" and the check had no "No" branch
+    read = FlowChart.from_edges(
+        [("S", "A"), ("A", "B"), ("B", "D", "No"), ("D", "C", "Yes"), ("C", "E")],
+        {"S": "Start", "A": "Cut the pine board", "B": "Sand the board", "D": "Is the board smooth?",
+         "C": "Paint the board", "E": "End"})
+    mended = split_merged_loops(read)
+    assert {(e.source, e.target, e.label) for e in mended.edges} == {
+        ("S", "A", None), ("A", "B", None), ("B", "D", None), ("D", "B", "No"), ("D", "C", "Yes"), ("C", "E", None)}
+    assert split_merged_loops(mended) is mended  # a whole chart is left as it is
+    story = ("Tom is building a shelf for his daughter. He has just sanded the board, but it is still not "
+             "smooth. What should Tom do now?")
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(read, story, "Sand the board again."))
+    assert sorted(res.node_ids) == ["B", "D"], res.reason  # as on the whole chart
