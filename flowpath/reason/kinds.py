@@ -10,10 +10,11 @@ import re
 from flowpath.graph import Edge, FlowChart
 
 _BRANCH_WORDS = ("yes", "no")
-# a label this short that is not a branch word is a misread one ("Ye5", "Na") or a fragment of
-# a connector read as text ("ee", "an"): the transcriber's slips on febench_dev
-# (docs/transcription.md, "conditions")
+# a label with no word longer than this that is not a branch word is a misread one ("Ye5",
+# "Na", "es 1") or fragments of a connector read as text ("ee", "r vas, i"): the transcriber's
+# slips on febench_dev (docs/transcription.md, "conditions") and on wild Mermaid renders
 _SLIP_LENGTH = 3
+_WORD = re.compile(r"[a-z]{%d,}" % (_SLIP_LENGTH + 1))
 # an HTML entity printed as text: Mermaid without HTML labels draws a "<" in a label as the
 # five characters "&lt;", and OCR reads them faithfully
 _ENTITY = re.compile(r"&(?:[a-z]+|#\d+);", re.I)
@@ -46,11 +47,23 @@ def branches(chart: FlowChart, nid: str) -> list[tuple[Edge, str | None]]:
     conds = [e.condition for e in outs]
     if len(outs) == 2:
         read = [c for c in conds if c in _BRANCH_WORDS]
-        unread = [c for c in conds if c is None or (c not in _BRANCH_WORDS and len(c) <= _SLIP_LENGTH)]
+        unread = [c for c in conds if _unread(c)]
         if len(read) == 1 and len(unread) == 1:
             other = "no" if read[0] == "yes" else "yes"
             conds = [c if c in _BRANCH_WORDS else other for c in conds]
     return list(zip(outs, conds, strict=True))
+
+
+def _unread(condition: str | None) -> bool:
+    """Whether a branch condition is no reading at all: no label, or a slip (see `_WORD`)."""
+    return condition is None or (condition not in _BRANCH_WORDS and not _WORD.search(condition))
+
+
+def unread_branches(chart: FlowChart, nid: str) -> bool:
+    """Whether the node has two or more ways out and not one of their labels was read (no label,
+    or only slips): which way is "yes" is then not in the graph."""
+    outs = chart.out_edges(nid)
+    return len(outs) >= 2 and all(_unread(e.condition) for e in outs)
 
 
 def mend_lost_connectors(chart: FlowChart) -> FlowChart:

@@ -30,6 +30,7 @@ from flowpath.reason.kinds import (
     read_entities,
     split_merged_loops,
     turn_reversed_connectors,
+    unread_branches,
 )
 from flowpath.reason.text import (
     NEGATIONS,
@@ -658,6 +659,15 @@ class OfflineReasoner(Reasoner):
         for e, cond in branches(ctx.chart, decision):
             if cond == taken and (target is None or e.target == target or target in nx.descendants(ctx.g, e.target)):
                 out = e.target
+        if out is None and target is not None and unread_branches(ctx.chart, decision):
+            # neither branch label was read (a transcriber's slip): the branch the story takes
+            # is the one way on to the answer, when only one leads there without coming back
+            # through the check (a loop back does too)
+            onward = nx.restricted_view(ctx.g, [decision], [])
+            toward = {e.target for e in ctx.chart.out_edges(decision)
+                      if e.target == target or nx.has_path(onward, e.target, target)}
+            if len(toward) == 1:
+                out = toward.pop()
         return out
 
     def _quantities_by_meaning(self, ctx: _ChartContext, statement: str, upstream: set[str],

@@ -80,3 +80,22 @@ def test_a_checks_loop_back_merged_into_its_forward_connector_is_split_out():
              "smooth. What should Tom do now?")
     res = OfflineReasoner(semantic=False)(ReasoningRequest(read, story, "Sand the board again."))
     assert sorted(res.node_ids) == ["B", "D"], res.reason  # as on the whole chart
+
+
+def _garden_read(yes: str | None, no: str | None) -> FlowChart:
+    return FlowChart.from_edges(
+        [("S", "P"), ("P", "D"), ("D", "L", yes), ("D", "C", no), ("L", "W"), ("C", "M"), ("M", "W"), ("W", "E")],
+        {"S": "Start", "P": "Test the soil", "D": "Is the soil pH < 6?", "L": "Spread lime on the beds",
+         "C": "Spread compost on the beds", "M": "Mulch the beds", "W": "Water the garden", "E": "End"})
+
+
+@pytest.mark.parametrize("yes,no", [
+    (None, None),          # neither label read: the branch taken is the one way on to the answer
+    ("r vas, i", None),    # a connector's fragments read as a label are no reading either
+    ("Yes", "an an"),      # one branch read: the slip on the other is the other branch
+])
+def test_a_settled_check_whose_branch_labels_were_not_read_stays_on_the_walk(yes, no):
+    story = ("Mia is getting her vegetable garden ready for spring. The soil reads a pH of 8, so no "
+             "lime for her. What should Mia do next?")
+    res = OfflineReasoner(semantic=False)(ReasoningRequest(_garden_read(yes, no), story, "Mulch the beds."))
+    assert res.node_ids == ["D", "C", "M"], res.reason
