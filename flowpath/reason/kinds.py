@@ -14,7 +14,7 @@ _BRANCH_WORDS = ("yes", "no")
 # "Na", "es 1") or fragments of a connector read as text ("ee", "r vas, i"): the transcriber's
 # slips on febench_dev (docs/transcription.md, "conditions") and on wild Mermaid renders
 _SLIP_LENGTH = 3
-_WORD = re.compile(r"[a-z]{%d,}" % (_SLIP_LENGTH + 1))
+_WORD = re.compile(rf"[a-z]{{{_SLIP_LENGTH + 1},}}")
 # an HTML entity printed as text: Mermaid without HTML labels draws a "<" in a label as the
 # five characters "&lt;", and OCR reads them faithfully
 _ENTITY = re.compile(r"&(?:[a-z]+|#\d+);", re.I)
