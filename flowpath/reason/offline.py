@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
-from flowpath.reason.kinds import branches, mend_lost_connectors, node_kind
+from flowpath.reason.kinds import (
+    branches,
+    mend_lost_connectors,
+    node_kind,
+    read_entities,
+    split_merged_loops,
+    turn_reversed_connectors,
+    unread_branches,
+)
 from flowpath.reason.text import (
     NEGATIONS,
     NodeIndex,
@@ -120,9 +128,11 @@ class _ChartContext:
 
     def __init__(self, chart: FlowChart, encoder: TextEncoder | None = None,
                  blend: SemanticBlend | None = None, statement: list[str] | None = None) -> None:
-        # read the chart with the connectors a transcriber most likely lost put back (the
-        # chart itself when it is whole)
-        chart = mend_lost_connectors(chart)
+        # read the chart with the connectors a transcriber most likely lost put back and the
+        # HTML entities a renderer printed as text decoded, connectors read backwards turned,
+        # a check's loop back merged into its forward connector split out (the chart itself
+        # when it is whole)
+        chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(chart))))
         self.chart = chart
         items = [(n.id, n.text or n.id) for n in chart]
         self.index = NodeIndex.build(items, encoder=encoder, blend=blend)
@@ -693,6 +703,15 @@ class OfflineReasoner(Reasoner):
         for e, cond in branches(ctx.chart, decision):
             if cond == taken and (target is None or e.target == target or target in nx.descendants(ctx.g, e.target)):
                 out = e.target
+        if out is None and target is not None and unread_branches(ctx.chart, decision):
+            # neither branch label was read (a transcriber's slip): the branch the story takes
+            # is the one way on to the answer, when only one leads there without coming back
+            # through the check (a loop back does too)
+            onward = nx.restricted_view(ctx.g, [decision], [])
+            toward = {e.target for e in ctx.chart.out_edges(decision)
+                      if e.target == target or nx.has_path(onward, e.target, target)}
+            if len(toward) == 1:
+                out = toward.pop()
         return out
 
     def _quantities_by_meaning(self, ctx: _ChartContext, statement: str, upstream: set[str],
