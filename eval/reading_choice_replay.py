@@ -178,8 +178,8 @@ def replay_texts(records: list[dict[str, Any]], chooser: Chooser, rapid_all: boo
         alts += [a for n in chart for a in n["alternates"]]
         line_h = chart[0]["line_h"]
         if spell and line_h is not None and line_h < SMALL_LINE:
-            words, names = tx.chart_words([*texts, *alts]), tx.chart_names([*texts, *alts])
-            texts = [tx.correct_spelling(t, "eng", words, keep_acronyms=p != "rapidocr", names=names)
+            words = tx.chart_words([*texts, *alts])
+            texts = [tx.correct_spelling(t, "eng", words, keep_acronyms=p != "rapidocr")
                      for t, p in zip(texts, picks, strict=True)]
         out += list(zip(rs, picks, texts, strict=True))
     return out

@@ -87,21 +87,6 @@ def test_spelling_mends_against_the_charts_own_words_first():
 
 
 @require_symspellpy
-def test_spelling_leaves_the_names_a_chart_repeats():
-    from flowpath.transcribe.ocr.text import chart_names, chart_words, correct_spelling
-
-    # a code chart says "config" in two nodes, each read alike by two engines (the kept reading
-    # and its alternate); "mixtire" is one node's misread, read alike by its two engines
-    read = ["Is config empty?", "Is config empty?", "Release the lock on config",
-            "Release the lock on config", "Cool the mixtire", "Cool the mixtire"]
-    chart, names = chart_words(read), chart_names(read)
-    assert names == {"config"}
-    assert correct_spelling("Is config empty?", chart=chart) == "Is confirm empty?"  # no dictionary has it
-    assert correct_spelling("Is config empty?", chart=chart, names=names) == "Is config empty?"
-    assert correct_spelling("Cool the mixtire", chart=chart, names=names) == "Cool the mixture"
-
-
-@require_symspellpy
 def test_spelling_only_for_english():
     from flowpath.transcribe.ocr.text import correct_spelling
 

@@ -12,7 +12,7 @@ import os
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
@@ -242,12 +242,13 @@ _MAX_EDITS = {2: 2, 3: 1, 4: 1, 5: 1, 6: 2, 7: 2}
 #: a two-letter misread goes to the likeliest word within two edits, not the nearest: each edit
 #: costs this much log corpus frequency. Small serif print draws `th` as `f`: `fe` is one edit
 #: from `be` but two from `the`, ten times as frequent (tenth stretch, gvword10_a/_b records
-#: replayed with spelling: 0.770 -> 0.775, 0.834 -> 0.835; guards gvword9_hand 0.919 unchanged,
-#: gvword9_mp 0.860 -> 0.862; cost 1.5 measured the same, 2.5 and up as before)
+#: replayed with spelling: 0.768 -> 0.773, 0.833 -> 0.834; guards gvword9_hand 0.919 and
+#: gvword9_dgv 0.974 unchanged, gvword9_mp 0.860 -> 0.862; cost 1.5 measured the same, 2.5 and
+#: up as before)
 _TWO_LETTER_EDIT_COST = 2.0
 #: words of eight letters or more: three edits (was two; tenth stretch, on wild Graphviz tuning
-#: sets gvword10_a/_b, records replayed with spelling: 0.767 -> 0.770, 0.833 -> 0.834;
-#: guards gvword9_hand 0.919 unchanged, gvword9_mp 0.859 -> 0.860: `instucsons` ->
+#: sets gvword10_a/_b, records replayed with spelling: 0.765 -> 0.768, 0.831 -> 0.833;
+#: guards gvword9_hand 0.919, gvword9_dgv 0.974 unchanged, gvword9_mp 0.859 -> 0.860: `instucsons` ->
 #: `instructions`, `diaonary` -> `dictionary`, `canetslly` -> `carefully`; from six letters it
 #: lowered gvword9_mp)
 _LONG_EDITS = 3
@@ -266,27 +267,8 @@ def chart_words(texts: Iterable[str]) -> Counter[str]:
     return Counter(w for t in texts for w in (m.lower() for m in re.findall(r"[A-Za-z]{3,}", t)) if w in freq)
 
 
-#: an unknown word read this often over one chart's readings (every engine, every node) is a
-#: name the chart uses, not a misread (`chart_names`)
-_NAME_READS = 4
-
-
-def chart_names(texts: Iterable[str], min_reads: int = _NAME_READS) -> frozenset[str]:
-    """The words of four letters or more that the frequency list of `correct_spelling` does not
-    know but one chart's readings (the kept ones and their `engines.Reading.alternates`) hold at
-    least ``min_reads`` times, lower case: the chart's own identifiers (``config``, ``kwargs``,
-    ``JSON`` in a code chart), which spelling must leave alone (``config`` became ``confirm``).
-    A misread repeats too, but seldom this often: one node read alike by its three engines counts
-    three, so four reads take two nodes. Chosen on wild Graphviz tuning sets (``gvword10_a``/``_b``,
-    docs/transcription.md, tenth stretch): at 4 only right words were kept from mending (config
-    x3, JSON x2), at 3 misreads read alike (``connecton`` x3) were kept too."""
-    freq = frequency_words()
-    reads = Counter(w for t in texts for w in (m.lower() for m in re.findall(r"[A-Za-z]{4,}", t)) if w not in freq)
-    return frozenset(w for w, n in reads.items() if n >= min_reads)
-
-
 def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = None, *,
-                     keep_acronyms: bool = True, names: Collection[str] = ()) -> str:
+                     keep_acronyms: bool = True) -> str:
     """Replace the words of ``text`` that no dictionary knows by the most frequent English
     word within one edit (two for words of six or seven letters, three from eight).
 
@@ -303,8 +285,7 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
     too: the list is of lower-case words and has none of them, and ``JSON`` read right became
     ``SON`` (wild PlantUML tuning sets ``pumlword9_a``/``_b``: 7 words lost, none of the
     corrected all-capital words of 3-5 letters was right); ``keep_acronyms=False`` corrects them
-    too, for text read as handwriting (written in capitals, where ``STAT`` is a slip). Words in
-    ``names`` (lower case; `chart_names`) are left alone as well. (Tesseract's own word list,
+    too, for text read as handwriting (written in capitals, where ``STAT`` is a slip). (Tesseract's own word list,
     `dictionary_words`, is not used here: it holds OCR-like junk such as ``finshed``; measured
     on the wild tuning set it protected more misreads than names.) Needs the frequency list of ``symspellpy`` (``flowpath[ocr]``);
     without it the text is returned as read.
@@ -320,8 +301,7 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
         # a two-letter word only bare (`'pq'` in a code chart is an identifier)
         m = (re.fullmatch(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)", tok)
              or re.fullmatch(r"()([a-z]{2})([?.,:;!]*)", tok))
-        if (m is None or m.group(2).lower() in freq or keep_acronyms and _ACRONYM.fullmatch(m.group(2))
-                or m.group(2).lower() in names):
+        if m is None or m.group(2).lower() in freq or keep_acronyms and _ACRONYM.fullmatch(m.group(2)):
             out.append(tok)
             continue
         word = m.group(2)

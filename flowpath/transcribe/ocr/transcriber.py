@@ -457,11 +457,9 @@ class OCRTranscriber(Transcriber):
         node_texts = self._texts(node_readings)
         if nodes.line_h < SMALL_LINE:  # small print loses thin strokes: "deadine" (issue 14)
             # mended against the chart's own words first: what any engine read in any node;
-            # capitals read by the handwriting engine are handwriting, not acronyms; a word the
-            # chart's readings repeat is one of its names (`config`), left as read
-            read = [*node_texts, *(a for r in node_readings for a in r.alternates)]
-            chart, names = tx.chart_words(read), tx.chart_names(read)
-            node_texts = [tx.correct_spelling(t, self.lang, chart, keep_acronyms=r.engine != "rapidocr", names=names)
+            # capitals read by the handwriting engine are handwriting, not acronyms
+            chart = tx.chart_words([*node_texts, *(a for r in node_readings for a in r.alternates)])
+            node_texts = [tx.correct_spelling(t, self.lang, chart, keep_acronyms=r.engine != "rapidocr")
                           for t, r in zip(node_texts, node_readings, strict=True)]
         problems: list[str] = []
         fc = FlowChart("TD")
