@@ -1,7 +1,7 @@
 """Replay the node-reading choice on recorded readings, spelling included, and fit a chooser.
 
     python eval/reading_choice_replay.py runs/gvw10/gvword10_a.jsonl runs/gvw10/gvword10_b.jsonl
-    python eval/reading_choice_replay.py --fit A.jsonl B.jsonl --test C.jsonl
+    python eval/reading_choice_replay.py --fit runs/gvw10/gvword10_a.jsonl -- runs/gvw10/gvword10_b.jsonl
 
 Records come from `eval/ocr_node_readings.py` (every engine's reading of every gold node crop).
 Per chart this replays what the `OCRTranscriber` keeps: steps 1-2 of
@@ -9,8 +9,8 @@ Per chart this replays what the `OCRTranscriber` keeps: steps 1-2 of
 recogniser on small print) and the small-print spelling against the chart's own words
 (`text.chart_words`, `text.correct_spelling`), and prints node word F1 per set and per line-height
 band for: the shipped rule, the shipped rule with `choose_reading` (a pairwise logistic chooser
-fitted with ``--fit``) instead of step 3's `prefer_learned`, and the oracle (best available reading per node, before
-spelling). ``--fit`` fits the chooser's weights (a pairwise logistic regression on
+fitted with ``--fit``) instead of step 3's `prefer_learned`, and the oracle (best available
+reading per node) with spelling (``oracle+sp``) and before it (``oracle``). ``--fit`` fits the chooser's weights (a pairwise logistic regression on
 `reading_features`) on the given records and prints them.
 """
 
