@@ -36,6 +36,7 @@ def _small_node(text: str, size: int, fill: tuple[int, int, int] = (150, 190, 40
     ("Output the finshed matenals", "Output the finished materials"),
     ("SMOOTHH", "SMOOTH"),                                   # case kept
     ("Cool te bowl", "Cool the bowl"),                       # "the" lost its h
+    ("Trim fe edges", "Trim the edges"),                     # "th" read as one "f": not "be"
 ])
 def test_spelling_restores_words_that_lost_a_stroke(read, want):
     from flowpath.transcribe.ocr.text import correct_spelling
