@@ -226,6 +226,16 @@ class OfflineReasoner(Reasoner):
         # (off: on scen9_val 0.5 / 0.7 gave +1.1 / +1.2 F1, but it cost the code stories of
         # scen9_code6_val 0.55); None: only choices settle checks this way
         self.scenario_action_threshold: float | None = None
+        # read a story's checks with `branches.read_check`: opposites ("the file is missing"),
+        # negation scope, bounds ("more than 3,000") and level words ("her score is low"), each
+        # of which also counts as naming the check (generated QA, scen10_val); False: main's
+        # `branch_taken`
+        self.scenario_opposites = True
+        # the path (generated QA, scen10_val): every settled check on the way to the answer is an
+        # anchor of the walk, and with a settled check the walk's anchors are joined up to this
+        # many edges apart (None: ``max_gap``)
+        self.scenario_settled_anchors = True
+        self.scenario_walk_gap: int | None = None
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -619,7 +629,7 @@ class OfflineReasoner(Reasoner):
         (``None`` when no edge carries that branch)."""
         import networkx as nx
 
-        from flowpath.reason.branches import branch_taken, states_quantity
+        from flowpath.reason.branches import branch_taken, read_check, states_quantity
 
         chart = ctx.chart
         out: dict[str, str | None] = {}
@@ -627,11 +637,15 @@ class OfflineReasoner(Reasoner):
         for d in sorted(upstream):
             if node_kind(ctx.chart, d) != "decision":
                 continue
+            text = chart.nodes[d].text or ""
+            read = read_check(text, statement) if self.scenario_opposites else None
             # a story gives a number for the quantity a check compares ("the water level reads
-            # 12" for "Is the water level below 10?") without the comparison's words
-            if q[d] < self.settle_threshold and not states_quantity(chart.nodes[d].text or "", statement):
+            # 12" for "Is the water level below 10?") without the comparison's words; or settles
+            # it by an opposite, a bound or a level word, which the encoder does not see
+            if q[d] < self.settle_threshold and not states_quantity(text, statement) and not (
+                    read is not None and read[1] in ("bound", "level", "opposite")):
                 continue
-            taken = branch_taken(chart.nodes[d].text or "", statement)
+            taken = read[0] if read is not None else None if self.scenario_opposites else branch_taken(text, statement)
             if taken is None:
                 continue
             out[d] = self._branch_toward(ctx, d, taken, target)
@@ -751,6 +765,10 @@ class OfflineReasoner(Reasoner):
             done = self._done_before(ctx, story, first, chosen[first][1] if first in chosen and first not in reads else None)
             if done is not None:
                 anchors.append(done)
+            if self.scenario_settled_anchors:
+                # every check the story settles on the way is on the walk: joining them one by
+                # one keeps each gap short (a long walk is otherwise cut at ``max_gap``)
+                anchors.extend(d for d in sorted(settled) if d not in anchors)
         if settled and cands:
             # the opening sentence sets the scene: a step only it mentions, before the first
             # settled check, is background, not the situation (the paper's scenario figure
@@ -771,7 +789,8 @@ class OfflineReasoner(Reasoner):
                 far = [n for n in near if dist[n] <= self.max_gap // 2 + 1 and qs[n] >= self.scenario_far_threshold]
                 if far:
                     anchors.append(max(far, key=lambda n: dist[n]))
-        ids = self._connect(ctx, anchors, rel, question + " " + answer, taken=settled)
+        ids = self._connect(ctx, anchors, rel, question + " " + answer, taken=settled,
+                            max_gap=self.scenario_walk_gap if settled else None)
         if len(ids) == 1:
             # nothing upstream was named strongly: "what next" is asked from the step just
             # before the answer, so the predecessor the story hints at (else the decision
