@@ -762,12 +762,17 @@ class OfflineReasoner(Reasoner):
             # follows the branch taken at each settled decision (`_connect` with ``taken``)
             first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
             anchors.append(first)
-            done = self._done_before(ctx, story, first, chosen[first][1] if first in chosen and first not in reads else None)
+            settled_at = chosen[first][1] if first in chosen and first not in reads else None
+            if settled_at is None and self.scenario_opposites:
+                settled_at = _settling_sentence(ctx.chart.nodes[first].text or "", story)
+            done = self._done_before(ctx, story, first, settled_at)
             if done is not None:
                 anchors.append(done)
-            if self.scenario_settled_anchors:
-                # every check the story settles on the way is on the walk: joining them one by
-                # one keeps each gap short (a long walk is otherwise cut at ``max_gap``)
+            if self.scenario_settled_anchors and self._path(ctx, first, best, {}, "", taken=settled) is None:
+                # a walk longer than ``max_gap`` would be cut: every check the story settles on
+                # the way is on it, and joining them one by one keeps each gap short (on shorter
+                # walks they are left to the join: in a loop's code a settled check need not be
+                # on the story's walk, reason6 code val)
                 anchors.extend(d for d in sorted(settled) if d not in anchors)
         if settled and cands:
             # the opening sentence sets the scene: a step only it mentions, before the first
@@ -1014,6 +1019,21 @@ def _scenario_texts(question: str) -> list[str]:
     from flowpath.reason.branches import value_clauses
 
     return [c for _, c in value_clauses(_story(question))]
+
+
+def _settling_sentence(decision: str, story: str) -> int | None:
+    """The index of the story's sentence that settles ``decision`` by a number, a bound, a level
+    word or an opposite (`branches.read_check`: "the file is missing" for "File exists?"), else
+    ``None``. A sentence that merely restates the check's words is left to `_done_before`'s own
+    search (a sentence naming the code variable "x" does not settle "x == 42?"), and the
+    story's lone number names no sentence."""
+    from flowpath.reason.branches import read_check
+
+    for at, sentence in enumerate(_sentences(story)):
+        read = read_check(decision, sentence, lone_number=False)
+        if read is not None and read[1] != "restated":
+            return at
+    return None
 
 
 def _story(question: str) -> str:
