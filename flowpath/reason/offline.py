@@ -236,6 +236,10 @@ class OfflineReasoner(Reasoner):
         # many edges apart (None: ``max_gap``)
         self.scenario_settled_anchors = True
         self.scenario_walk_gap: int | None = None
+        # steps only the branches a story did not take lead to are neither its situation nor its
+        # answer when another step past its settled checks states the answer about as well
+        # (generated QA, scen10_val)
+        self.scenario_avoid_untaken = True
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -715,9 +719,11 @@ class OfflineReasoner(Reasoner):
         # story takes beats an (almost) equal one elsewhere ("book the budget" matches "Plan the
         # budget" upstream as well as "Schedule the budget" after the settled check)
         after: set[str] = set()
-        taken_targets = [t for t in self._settled(ctx, q, question, None).values() if t is not None]
+        settled_anywhere = self._settled(ctx, q, question, None)
+        taken_targets = [t for t in settled_anywhere.values() if t is not None]
         for t in taken_targets:
             after |= {t} | nx.descendants(ctx.g, t)
+        untaken = self._untaken(ctx, settled_anywhere) if self.scenario_avoid_untaken else set()
         if after and best not in after:
             alt = max(sorted(after), key=lambda n: (s[n], -ctx.depth.get(n, 0)))
             if s[alt] >= s[best] - self.scenario_after_margin:
@@ -732,7 +738,9 @@ class OfflineReasoner(Reasoner):
             near = [n for n in sorted(after) if n in dist and s[n] >= s[best] - self.scenario_next_margin
                     and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
             near = self._worded_alike(ctx, answer, near)
-            if best in dist and near:
+            if (best in dist or best in untaken) and near:
+                # (a best match only a branch the story did not take leads to is not the answer
+                # when a step past the story's last settled check states it about as well)
                 best = min(near, key=lambda n: (dist[n], -s[n]))
         elif not after:
             # no settled check places the answer: among steps about as well named (sharing the
@@ -754,8 +762,9 @@ class OfflineReasoner(Reasoner):
         # application?" names no step done) mentions upstream of the answer
         story = _story(question)
         qs = self._question_scores(ctx, story) if story != question else q
+        # (a step only a branch the story did not take leads to is not where the person is)
         cands = [n for n in ctx.index.ids if n in ancestors and n != best and qs[n] >= self.scenario_threshold
-                 and node_kind(ctx.chart, n) not in ("start", "end")]
+                 and node_kind(ctx.chart, n) not in ("start", "end") and n not in untaken]
         anchors = [best]
         if settled:
             # the story walks the chart: the first decision it settles starts the walk, which
@@ -808,6 +817,23 @@ class OfflineReasoner(Reasoner):
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    @staticmethod
+    def _untaken(ctx: _ChartContext, settled: dict[str, str | None]) -> set[str]:
+        """Steps only the branches a story did not take lead to: for each settled check, what its
+        other forward branches reach and its taken branch does not (a branch looping back to
+        the check leads nowhere new)."""
+        import networkx as nx
+
+        out: set[str] = set()
+        for d, t in settled.items():
+            if t is None:
+                continue
+            keep = {t} | nx.descendants(ctx.g, t)
+            for e, _ in branches(ctx.chart, d):
+                if e.target != t and d not in nx.descendants(ctx.g, e.target) and e.target != d:
+                    out |= ({e.target} | nx.descendants(ctx.g, e.target)) - keep
+        return out
 
     def _worded_alike(self, ctx: _ChartContext, answer: str, near: list[str]) -> list[str]:
         """Among ``near`` (steps the answer matches about equally: they share its object), those
