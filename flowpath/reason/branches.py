@@ -327,7 +327,8 @@ def _bound_spans(statement: str) -> list[tuple[Callable[[float, float], bool], f
     """Each number the statement gives with a comparison word ("more than 3,000", "under 18",
     "not above 600", "650 or more"): ``(comparison, number, the words of its clause and up to three
     after it)``."""
-    flip = {operator.gt: operator.le, operator.ge: operator.lt, operator.lt: operator.ge, operator.le: operator.gt}
+    flip: dict[Callable[[float, float], bool], Callable[[float, float], bool]] = {
+        operator.gt: operator.le, operator.ge: operator.lt, operator.lt: operator.ge, operator.le: operator.gt}
     out = []
     for m in re.finditer(_NUM, statement):
         before = statement[max(0, m.start() - 60): m.start()]
@@ -360,9 +361,10 @@ def _bound_spans(statement: str) -> list[tuple[Callable[[float, float], bool], f
 def _interval(cmp: Callable[[float, float], bool], v: float) -> tuple[float, bool, float, bool]:
     """The values ``x`` with ``cmp(x, v)``: ``(low, low included, high, high included)``."""
     inf = float("inf")
-    return {operator.gt: (v, False, inf, False), operator.ge: (v, True, inf, False),
-            operator.lt: (-inf, False, v, False), operator.le: (-inf, False, v, True),
-            operator.eq: (v, True, v, True)}[cmp]
+    spans: dict[Callable[[float, float], bool], tuple[float, bool, float, bool]] = {
+        operator.gt: (v, False, inf, False), operator.ge: (v, True, inf, False),
+        operator.lt: (-inf, False, v, False), operator.le: (-inf, False, v, True), operator.eq: (v, True, v, True)}
+    return spans[cmp]
 
 
 def _bound_branch(story: tuple[Callable[[float, float], bool], float],
