@@ -238,14 +238,15 @@ def _forms(word: str) -> set[str]:
     return {stem(w) for w in (word, word + "s", word + "d" if word.endswith("e") else word + "ed", base + "ing")}
 
 
-def _words(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)  # a story's clauses are read once for each check of the chart
+def _words(text: str) -> tuple[str, ...]:
     """``text``'s words in order, stemmed, function words kept (negation scope needs positions):
     "n't" becomes "not", and the table's phrases are rewritten first ("no longer" -> "not",
     "under age" -> "underage")."""
     text = text.lower().replace("n't", " not").replace("’", "'")
     for pattern, repl in _opposites().phrases:
         text = pattern.sub(repl, text)
-    return [stem(w) for w in _WORD.findall(text)]
+    return tuple(stem(w) for w in _WORD.findall(text))
 
 
 def opposes(word: str, other: str) -> bool:
@@ -269,7 +270,7 @@ def opposes(word: str, other: str) -> bool:
     return False
 
 
-def _negated_at(words: list[str], i: int, skip: set[int]) -> bool:
+def _negated_at(words: tuple[str, ...], i: int, skip: set[int]) -> bool:
     """Whether the word at ``i`` is under a negation: a negator before it in its clause ("did
     not fail", "is no longer wet"), not one of the words at ``skip`` (read as the check's words or
     opposites). A negation after the word is about something else ("the file is missing, not
@@ -284,7 +285,7 @@ def _restated(decision: str, statement: str) -> tuple[float, str | None, bool]:
     dtoks = set(tokens(decision)) | {w for w in _words(decision) if w in STOPWORDS and w in _opposites().antonyms}
     if not dtoks:
         return 0.0, None, False
-    best: tuple[float, str, list[str], dict[int, bool]] | None = None
+    best: tuple[float, str, tuple[str, ...], dict[int, bool]] | None = None
     for clause in _CLAUSE.split(statement):
         words = _words(clause)
         said: set[str] = set()
