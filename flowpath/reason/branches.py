@@ -278,9 +278,10 @@ def _negated_at(words: tuple[str, ...], i: int, skip: set[int]) -> bool:
     return any(words[j] in _NEGATORS for j in range(i) if j not in skip)
 
 
-def _restated(decision: str, statement: str) -> tuple[float, str | None, bool]:
+def _restated(decision: str, statement: str, *, opposites: bool = True) -> tuple[float, str | None, bool]:
     """How a statement restates a yes/no check, clause by clause: ``(share of the check's words
-    its best clause says or opposes, the branch it reads, whether an opposite was read)``."""
+    its best clause says or opposes (``opposites``), the branch it reads, whether an opposite was
+    read)``."""
     # function words with an opposite count too ("Is the light on?" / "the light is off")
     dtoks = set(tokens(decision)) | {w for w in _words(decision) if w in STOPWORDS and w in _opposites().antonyms}
     if not dtoks:
@@ -294,7 +295,7 @@ def _restated(decision: str, statement: str) -> tuple[float, str | None, bool]:
             if w in dtoks:
                 said.add(w)
                 marks[i] = False
-            else:
+            elif opposites:
                 opp = [d for d in dtoks if opposes(w, d)]
                 if opp:
                     said.update(opp)
@@ -468,7 +469,9 @@ def read_check(decision: str, statement: str, *, min_overlap: float = 0.5,
         level = _level_branch(subject, cmp, statement, unnamed=True)
         if level is not None:
             return level, "level"
-    hit, branch, opposite = _restated(decision, statement)
+    # a numeric check's comparison word has opposites ("'i' is less than 'n'" against "Is 'n'
+    # greater than 50?") that compare other things: its value, bound and level are read above
+    hit, branch, opposite = _restated(decision, statement, opposites=thr is None)
     if branch is None or hit < min_overlap:
         return None
     return branch, "opposite" if opposite else "restated"
