@@ -200,6 +200,10 @@ _NEGATORS = frozenset(stem(w) for w in ("not", "never", "cannot", "neither", "no
                                          "absent"))
 
 
+# what a level word said of a thing follows ("Mia is underage", "the oven feels cold")
+_COPULAS = frozenset(stem(w) for w in ("is", "are", "was", "were", "feels", "seems", "looks", "stays", "remains", "gets"))
+
+
 @dataclass(frozen=True)
 class _Opposites:
     antonyms: dict[str, frozenset[str]]
@@ -396,7 +400,8 @@ def _level_branch(subject: list[str], cmp: Callable[[float, float], bool], state
     """The branch a level word for the check's quantity gives ("her score is low" against
     "above 600": no): a clause naming a word of the quantity with a general level word ("high",
     "few", "short"), or a level word of the quantity itself ("young" for an age, "acidic" for a
-    pH; only with ``unnamed``, as weaker evidence); a negation before the word turns it round. A
+    pH; only with ``unnamed``, as weaker evidence, and said of something: "Mia is underage", not
+    the verb of "warm up the filter"); a negation before the word turns it round. A
     clause with a number states a value, not a level. ``None`` without one, or when they
     disagree."""
     if cmp is operator.eq:
@@ -413,7 +418,7 @@ def _level_branch(subject: list[str], cmp: Callable[[float, float], bool], state
         high = set().union(*(h for h, _ in own), table.high if named else ())
         low = set().union(*(lo for _, lo in own), table.low if named else ())
         for i, w in enumerate(words):
-            if w in high or w in low:
+            if (w in high or w in low) and (named or _COPULAS & set(words[:i])):
                 sides.add((w in high) != _negated_at(words, i, set()))
     if len(sides) != 1:
         return None
