@@ -73,10 +73,13 @@ def test_branch_taken_keeps_its_reading():
 
 
 @pytest.mark.parametrize("story,answer,expected", [
-    # issue 15's loan chart, the credit check settled by a level word and the income check by
-    # its opposite: the walk is credit check -> income check -> reject, not "Reject" alone
-    ("Ana, a nurse, wants a loan for a new car. Her credit score is excellent. Her income is unverified "
-     "because her employer never replied. What happens to her application?", "It is rejected.", ["C", "I", "R"]),
+    # issue 15's loan chart, the credit check settled by a level word: "low" takes its "no"
+    # branch straight to reject (read as a restatement it would walk through the income check)
+    ("Ana, a nurse, wants a loan for a new car. Her credit score is low. Her income is verified by the "
+     "bank. What happens to her application?", "It is rejected.", ["C", "R"]),
+    # a bound above the threshold and the income check settled by its opposite
+    ("Ana, a nurse, wants a loan for a new car. Her credit score is well over 700. Her employer confirms "
+     "that her income is unverified. What happens to her application?", "It is rejected.", ["C", "I", "R"]),
     # the credit check settled by a comparison word below the threshold
     ("Ben, a carpenter, wants a loan for a new boat. His credit score is under 500. His income is verified "
      "by the bank. What happens to his application?", "It is rejected.", ["C", "R"]),
