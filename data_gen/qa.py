@@ -897,7 +897,7 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 
 # -- writing a set -----------------------------------------------------------------------------
-STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard")
+STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard", "contrast")
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
@@ -913,6 +913,8 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     decisions and asks only applied scenarios whose stories settle several of them in everyday
     words (`data_gen.scenario_qa.make_scenario_questions`, ``per_type`` + 1 stories a chart);
     ``story`` the same charts, asked in long stories (`data_gen.scenario_qa.make_story_questions`);
+    ``contrast`` such long stories settling checks by opposites, negations, level words and
+    comparison words (`data_gen.scenario_qa.make_contrast_questions`);
     ``fact`` gives steps details (numbers, tools, advice) and asks only fact questions the way
     people ask them (`data_gen.fact_qa.make_fact_questions`, ``per_type`` + 2 a chart);
     ``facthard`` asks fact questions on charts whose node texts share many words
@@ -927,7 +929,13 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
         make_hard_fact_questions,
         make_program_fact_questions,
     )
-    from data_gen.scenario_qa import make_scenario_questions, make_story_questions, scenario_chart
+    from data_gen.scenario_qa import (
+        contrast_chart,
+        make_contrast_questions,
+        make_scenario_questions,
+        make_story_questions,
+        scenario_chart,
+    )
 
     style = style or ("hard" if hard else "templated")
     if style not in STYLES:
@@ -942,9 +950,10 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
                 program = random_program(rng)
                 chart, domain = program.chart, "code"
                 questions = make_code_questions(program, cid, rng, per_type=per_type)
-            elif style in ("scenario", "story"):
-                chart, domain, thresholds = scenario_chart(rng)
-                make_story = make_scenario_questions if style == "scenario" else make_story_questions
+            elif style in ("scenario", "story", "contrast"):
+                chart, domain, thresholds = (contrast_chart if style == "contrast" else scenario_chart)(rng)
+                make_story = {"scenario": make_scenario_questions, "story": make_story_questions,
+                              "contrast": make_contrast_questions}[style]
                 questions = make_story(chart, cid, rng, per_type=per_type + 1, domain=domain, thresholds=thresholds)
             elif style == "fact":
                 chart, domain, details = fact_chart(rng)

@@ -400,9 +400,9 @@ def make_story_questions(chart: FlowChart, chart_id: str, rng: random.Random, *,
 
 def _long_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str, str],
                 thresholds: dict[str, tuple[str, str, int]], target: str, domain: str,
-                rng: random.Random) -> tuple[str, str, list[str]] | None:
+                rng: random.Random, settle: Any = None) -> tuple[str, str, list[str]] | None:
     """One long story walking to ``target``: ``(question, answer, gold)``; ``None`` when a check
-    on the walk cannot be told."""
+    on the walk cannot be told. ``settle`` tells each check (default `_settle_plain`)."""
     path = _walk(g, kind, target, rng)
     name = rng.choice(NAMES)
     who, scenery = _persona(name, domain, rng)
@@ -425,7 +425,7 @@ def _long_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dic
             continue
         if i and rng.random() < 0.2:
             continue  # passed without a word
-        clause = _settle_plain(text[a], thresholds.get(a), cond, name, rng)
+        clause = (settle or _settle_plain)(text[a], thresholds.get(a), cond, name, rng)
         if clause is None:
             return None
         told.append(_sentence(clause, name, rng))
@@ -452,3 +452,151 @@ def _long_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dic
     goal = _lower_first(_short_object(text[target], rng))
     answer = rng.choice(_ANSWERS).format(name=name, x=goal, X=goal[0].upper() + goal[1:])
     return " ".join([opening, *facts, ask]), answer, gold
+
+
+# -- contrast stories (``--style contrast``, tenth stretch) ------------------------------------
+# Stories settle a check the way people say it when the check's own word would be awkward: by
+# its opposite ("the file is missing" for "Does the file exist?"), by a negation whose scope is
+# part of the reading ("the part did not pass inspection", "the seal holds without a drop"), by
+# a prefix ("the token is invalid"), by a level word for a quantity ("her score is low" against
+# "Credit score above 600?") and by a number with a comparison word on either side of the
+# threshold ("earns more than 3,000 a month", "is under 18"). The generator's own phrases
+# (issue 15: the sentence encoder picks the right side of such phrases ~7 of 13 times).
+# (yes readings, no readings) per yes/no check of `_DOMAINS`, each told by an opposite or a negation
+_CONTRAST_PHRASES: dict[str, tuple[list[str], list[str]]] = {
+    "Is the glue dry": (["the glue is no longer wet", "the glue isn't sticky anymore"], ["the glue is still damp", "the glue is wet to the touch"]),
+    "Does the lid fit snugly": (["the lid is not loose at all", "the lid no longer sits loosely"], ["the lid is loose", "the lid fails to fit snugly"]),
+    "Is the water boiling": (["the water is far from cold now, it is boiling hard", "the water is not cold at all"], ["the water is still cold", "the water has not started to boil"]),
+    "Is the surface smooth": (["the surface is no longer rough", "the surface is not rough anywhere"], ["the surface is rough", "the surface feels uneven"]),
+    "Are all screws tight": (["none of the screws is loose", "no screw is loose anymore"], ["some screws are loose", "a few screws are still loose"]),
+    "Is the dough elastic": (["the dough is not stiff at all", "the dough is no longer stiff"], ["the dough is stiff", "the dough is inelastic and tears"]),
+    "Has the paint cured": (["the paint is not soft anymore", "the paint is no longer uncured"], ["the paint is still soft", "the paint is uncured"]),
+    "Is the mixture too runny": (["the mixture is thin and watery", "the mixture is not thick at all"], ["the mixture is thick", "the mixture is not runny"]),
+    "Does the seal leak": (["the seal is not watertight", "the seal fails to hold water"], ["the seal is watertight", "the seal holds without a drop"]),
+    "Is the soil moist": (["the soil is not dry at all", "the soil is no longer dry"], ["the soil is dry", "the soil is parched and dry"]),
+    "Is 'i' less than 'n'": (["i has not reached n yet", "i is still under n"], ["i is not less than n", "i is greater than n by now"]),
+    "Is 'count' equal to zero": (["count is not positive", "count is not above zero"], ["count is not equal to zero", "count is nonzero"]),
+    "Is the list empty": (["the list is not full, it has nothing in it", "the list holds nothing"], ["the list is not empty", "the list is full of items"]),
+    "Is 'x' in 'seen'": (["x is not absent from seen", "x is not missing from seen"], ["x is missing from seen", "x is absent from seen"]),
+    "Does the file exist": (["the file is not missing", "the file is present"], ["the file is missing", "the file is absent"]),
+    "Is 'left' greater than 'right'": (["left is not smaller than right", "left is not less than right"], ["left is smaller than right", "left is less than right"]),
+    "Is the token valid": (["the token is not invalid", "the token has not expired"], ["the token is invalid", "the token has expired"]),
+    "Is 'n' divisible by 2": (["n is not odd", "n is even"], ["n is odd", "n is indivisible by 2"]),
+    "Is the connection open": (["the connection is not closed", "the connection has not been closed"], ["the connection is closed", "the connection was shut"]),
+    "Is 'max_val' None": (["max_val is not set", "max_val has no value"], ["max_val is not None", "max_val is set"]),
+    "Is the deadline close": (["the deadline is not far off", "the deadline is near"], ["the deadline is far away", "the deadline is distant"]),
+    "Did the agency respond": (["the agency did not ignore the letter", "the agency did not stay silent"], ["the agency did not respond", "the agency failed to respond"]),
+    "Is the budget sufficient": (["the budget is not insufficient", "the budget is not short"], ["the budget is insufficient", "the budget is not sufficient"]),
+    "Are documents complete": (["none of the documents is missing", "the documents are not incomplete"], ["the documents are incomplete", "some documents are missing"]),
+    "Is the venue available": (["the venue is not booked", "the venue is not unavailable"], ["the venue is unavailable", "the venue is booked"]),
+    "Was the request approved": (["the request was not rejected", "the request was not denied"], ["the request was rejected", "the request was denied"]),
+    "Is the area safe": (["the area is not dangerous", "the area is not unsafe"], ["the area is unsafe", "the area is dangerous"]),
+    "Does the plan need changes": (["the plan is not final yet", "the plan is not fine as it is"], ["the plan is final", "the plan needs no changes"]),
+    "Is a visa required": (["a visa is not optional", "a visa is mandatory"], ["a visa is not required", "a visa is optional"]),
+    "Has the fee been paid": (["the fee is not unpaid", "the fee is not outstanding"], ["the fee is unpaid", "the fee is still outstanding"]),
+}
+# checks whose natural readings are opposites, in the short forms charts use ("Adult?"), added to
+# a contrast chart in place of some of its yes/no checks: (text, yes readings, no readings)
+_CONTRAST_CHECKS: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "instruct": [("Did the part pass inspection?", ["the part did not fail inspection", "the part passed inspection"], ["the part did not pass inspection", "the part failed inspection"]),
+                 ("Paint even?", ["the paint is not uneven", "the coat is even"], ["the paint is uneven", "the coat is not even"]),
+                 ("Is the tank full?", ["the tank is not empty, it is full", "the tank is full to the brim"], ["the tank is empty", "the tank is not full"]),
+                 ("Tool sharp?", ["the blade is not dull", "the tool is sharp"], ["the tool is blunt", "the blade is dull"]),
+                 ("Is the light on?", ["the light is not off", "the light has been switched on"], ["the light is off", "the light is not on"])],
+    "code": [("File exists?", ["the file is not missing", "the file is present"], ["the file is missing", "the file does not exist"]),
+             ("Input valid?", ["the input is not invalid", "the input is valid"], ["the input is invalid", "the input is malformed and invalid"]),
+             ("Is the cache enabled?", ["the cache is not disabled", "the cache is enabled"], ["the cache is disabled", "the cache is not enabled"]),
+             ("Request succeeded?", ["the request did not fail", "the request succeeded"], ["the request failed", "the request did not succeed"]),
+             ("Is the lock free?", ["the lock is not held", "the lock is not busy"], ["the lock is busy", "the lock is held"])],
+    "wiki": [("Adult?", ["the applicant is not a minor", "the applicant is an adult"], ["the applicant is a minor", "the applicant is underage"]),
+             ("Is the applicant employed?", ["the applicant is not unemployed", "the applicant has a job"], ["the applicant is unemployed", "the applicant is out of work"]),
+             ("Is the form signed?", ["the form is not unsigned", "the form is signed"], ["the form is unsigned", "the form has not been signed"]),
+             ("Office open?", ["the office is not closed", "the office is open"], ["the office is closed", "the office is not open today"]),
+             ("Is the account active?", ["the account is not inactive", "the account is active"], ["the account is inactive", "the account is dormant"])],
+}
+# a quantity told by a level word, without a number: (high readings, low readings)
+_QUANTITY_LEVEL: dict[str, tuple[list[str], list[str]]] = {
+    "the oven temperature": (["the oven is already hot", "the oven is very hot"], ["the oven is still cold", "the oven isn't hot yet"]),
+    "the water level": (["the water level is high", "the water is deep"], ["the water level is low", "the water is shallow"]),
+    "the board length": (["the board is long", "the board is plenty long"], ["the board is too short", "the board isn't long enough"]),
+    "the drying time": (["it has been drying for a long time", "the drying time has been long"], ["the drying time has been short", "it has only dried for a short time"]),
+    "the paint thickness": (["the coat of paint is thick", "the paint went on thick"], ["the coat of paint is thin", "the paint layer is not thick"]),
+    "the soil pH": (["the soil is alkaline", "the soil pH is high"], ["the soil is acidic", "the soil pH is low"]),
+    "'n'": (["n is large", "n is a big number"], ["n is small", "n is a tiny number"]),
+    "len(nums)": (["nums is a long list", "nums holds many numbers"], ["nums is a short list", "nums holds only a few numbers"]),
+    "the retry count": (["the retry count is high", "it has retried many times"], ["the retry count is low", "it has retried only a few times"]),
+    "'total'": (["total is large", "the total is high"], ["total is small", "the total is low"]),
+    "the buffer size": (["the buffer is large", "the buffer is big"], ["the buffer is small", "the buffer is tiny"]),
+    "'depth'": (["the recursion is deep", "depth is high"], ["the recursion is shallow", "depth is low"]),
+    "the credit score": (["{name}'s credit score is excellent", "the credit score is high"], ["her score is low", "{name} has a poor credit score"]),
+    "the monthly income": (["{name}'s monthly income is high", "{name} earns a large income"], ["{name}'s income is low", "{name} earns little each month"]),
+    "the applicant's age": (["{name} is an adult", "{name} is old enough"], ["{name} is underage", "{name} is still too young"]),
+    "the number of guests": (["many guests are coming", "the guest list is long"], ["only a few guests are coming", "the guest list is short"]),
+    "the account balance": (["the account balance is high", "{name} has plenty in the account"], ["the account balance is low", "the account is nearly empty"]),
+    "the wait time": (["the wait is long", "the wait time is long"], ["the wait is short", "the wait time is short"]),
+}
+_UP = ("above", "greater than", "more than", "at least")
+_HIGH_WORDS = ["more than", "over", "above", "well over", "at least"]
+_LOW_WORDS = ["less than", "under", "below", "just under", "at most"]
+
+
+def _bound_clause(threshold: tuple[str, str, int], condition: str, name: str, rng: random.Random) -> str:
+    """A number told with a comparison word that settles the check ("earns more than 3,000 a
+    month" for "monthly income at least 2,500?"): a bound beyond the threshold on the side the
+    branch takes, or the threshold itself restated (negated for ``no``)."""
+    subject, comparison, t = threshold
+    high = (condition == "yes") == (comparison in _UP)
+    phrases = _QUANTITY_PHRASES.get(subject, [f"{subject} is {{v}}"])
+    if rng.random() < 0.2:
+        # the threshold restated: "is above 600" / "is not above 600"
+        bound = f"{comparison} {_number(t, subject, rng)}" if condition == "yes" else f"not {comparison} {_number(t, subject, rng)}"
+        return f"{subject} is {bound}"
+    step = max(1, t // 5)
+    b = t + rng.randint(1, step) if high else max(0, t - rng.randint(1, step))
+    word = rng.choice(_HIGH_WORDS if high else _LOW_WORDS)
+    return rng.choice(phrases).format(v=f"{word} {_number(b, subject, rng)}", name=name)
+
+
+def _settle_contrast(text: str, threshold: tuple[str, str, int] | None, condition: str, name: str,
+                     rng: random.Random) -> str | None:
+    """A clause that settles the check ``text`` by an opposite, a negation, a level word or a
+    bound (module section above); the plain readings of `_settle_plain` now and then."""
+    r = rng.random()
+    if threshold is not None:
+        subject, comparison, _ = threshold
+        if r < 0.45 and subject in _QUANTITY_LEVEL:
+            high = (condition == "yes") == (comparison in _UP)
+            return rng.choice(_QUANTITY_LEVEL[subject][0 if high else 1]).format(name=name)
+        if r < 0.85:
+            return _bound_clause(threshold, condition, name, rng)
+        return _settle_plain(text, threshold, condition, name, rng)
+    key = text.rstrip("?").strip()
+    readings = _CONTRAST_PHRASES.get(key) or next(
+        ((y, n) for checks in _CONTRAST_CHECKS.values() for c, y, n in checks if c == text), None)
+    if readings is not None and r < 0.85:
+        return rng.choice(readings[0] if condition == "yes" else readings[1]).format(name=name)
+    return _settle_plain(text, threshold, condition, name, rng)
+
+
+def contrast_chart(rng: random.Random) -> tuple[FlowChart, str, dict[str, tuple[str, str, int]]]:
+    """`scenario_chart`, with some yes/no checks replaced by `_CONTRAST_CHECKS`' ones (checks whose
+    natural readings are opposites, some in short forms: "Adult?", "File exists?")."""
+    chart, domain, thresholds = scenario_chart(rng)
+    extra = list(_CONTRAST_CHECKS.get(domain, []))
+    rng.shuffle(extra)
+    for n in list(chart):
+        if n.kind == "decision" and n.id not in thresholds and extra and rng.random() < 0.5:
+            chart.add_node(Node(n.id, extra.pop()[0], n.shape))
+    return chart, domain, thresholds
+
+
+def make_contrast_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, per_type: int = 2,
+                            domain: str = "synthetic",
+                            thresholds: dict[str, tuple[str, str, int]] | None = None) -> list[dict[str, Any]]:
+    """Long stories (`make_story_questions`) whose checks are settled by opposites, negations,
+    level words and comparison words (``--style contrast``). Gold as in
+    `make_scenario_questions`."""
+    def tell(*args: Any) -> tuple[str, str, list[str]] | None:
+        return _long_story(*args, settle=_settle_contrast)
+
+    return _told(chart, chart_id, rng, per_type, domain, thresholds, tell)

@@ -250,6 +250,20 @@ class OfflineReasoner(Reasoner):
         # (off: on scen9_val 0.5 / 0.7 gave +1.1 / +1.2 F1, but it cost the code stories of
         # scen9_code6_val 0.55); None: only choices settle checks this way
         self.scenario_action_threshold: float | None = None
+        # read a story's checks with `branches.read_check`: opposites ("the file is missing"),
+        # negation scope, bounds ("more than 3,000") and level words ("her score is low"), each
+        # of which also counts as naming the check (generated QA, scen10_val); False: main's
+        # `branch_taken`
+        self.scenario_opposites = True
+        # the path (generated QA, scen10_val): every settled check on the way to the answer is an
+        # anchor of the walk, and with a settled check the walk's anchors are joined up to this
+        # many edges apart (None: ``max_gap``)
+        self.scenario_settled_anchors = True
+        self.scenario_walk_gap: int | None = None
+        # steps only the branches a story did not take lead to are neither its situation nor its
+        # answer when another step past its settled checks states the answer about as well
+        # (generated QA, scen10_val)
+        self.scenario_avoid_untaken = True
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -673,7 +687,7 @@ class OfflineReasoner(Reasoner):
         (``None`` when no edge carries that branch)."""
         import networkx as nx
 
-        from flowpath.reason.branches import branch_taken, states_quantity
+        from flowpath.reason.branches import branch_taken, read_check, states_quantity
 
         chart = ctx.chart
         out: dict[str, str | None] = {}
@@ -681,11 +695,15 @@ class OfflineReasoner(Reasoner):
         for d in sorted(upstream):
             if node_kind(ctx.chart, d) != "decision":
                 continue
+            text = chart.nodes[d].text or ""
+            read = read_check(text, statement) if self.scenario_opposites else None
             # a story gives a number for the quantity a check compares ("the water level reads
-            # 12" for "Is the water level below 10?") without the comparison's words
-            if q[d] < self.settle_threshold and not states_quantity(chart.nodes[d].text or "", statement):
+            # 12" for "Is the water level below 10?") without the comparison's words; or settles
+            # it by an opposite, a bound or a level word, which the encoder does not see
+            if q[d] < self.settle_threshold and not states_quantity(text, statement) and not (
+                    read is not None and read[1] in ("bound", "level", "opposite")):
                 continue
-            taken = branch_taken(chart.nodes[d].text or "", statement)
+            taken = read[0] if read is not None else None if self.scenario_opposites else branch_taken(text, statement)
             if taken is None:
                 continue
             out[d] = self._branch_toward(ctx, d, taken, target)
@@ -764,9 +782,11 @@ class OfflineReasoner(Reasoner):
         # story takes beats an (almost) equal one elsewhere ("book the budget" matches "Plan the
         # budget" upstream as well as "Schedule the budget" after the settled check)
         after: set[str] = set()
-        taken_targets = [t for t in self._settled(ctx, q, question, None).values() if t is not None]
+        settled_anywhere = self._settled(ctx, q, question, None)
+        taken_targets = [t for t in settled_anywhere.values() if t is not None]
         for t in taken_targets:
             after |= {t} | nx.descendants(ctx.g, t)
+        untaken = self._untaken(ctx, settled_anywhere) if self.scenario_avoid_untaken else set()
         if after and best not in after:
             alt = max(sorted(after), key=lambda n: (s[n], -ctx.depth.get(n, 0)))
             if s[alt] >= s[best] - self.scenario_after_margin:
@@ -781,7 +801,9 @@ class OfflineReasoner(Reasoner):
             near = [n for n in sorted(after) if n in dist and s[n] >= s[best] - self.scenario_next_margin
                     and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
             near = self._worded_alike(ctx, answer, near)
-            if best in dist and near:
+            if (best in dist or best in untaken) and near:
+                # (a best match only a branch the story did not take leads to is not the answer
+                # when a step past the story's last settled check states it about as well)
                 best = min(near, key=lambda n: (dist[n], -s[n]))
         elif not after:
             # no settled check places the answer: among steps about as well named (sharing the
@@ -803,17 +825,27 @@ class OfflineReasoner(Reasoner):
         # application?" names no step done) mentions upstream of the answer
         story = _story(question)
         qs = self._question_scores(ctx, story) if story != question else q
+        # (a step only a branch the story did not take leads to is not where the person is)
         cands = [n for n in ctx.index.ids if n in ancestors and n != best and qs[n] >= self.scenario_threshold
-                 and node_kind(ctx.chart, n) not in ("start", "end")]
+                 and node_kind(ctx.chart, n) not in ("start", "end") and n not in untaken]
         anchors = [best]
         if settled:
             # the story walks the chart: the first decision it settles starts the walk, which
             # follows the branch taken at each settled decision (`_connect` with ``taken``)
             first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
             anchors.append(first)
-            done = self._done_before(ctx, story, first, chosen[first][1] if first in chosen and first not in reads else None)
+            settled_at = chosen[first][1] if first in chosen and first not in reads else None
+            if settled_at is None and self.scenario_opposites:
+                settled_at = _settling_sentence(ctx.chart.nodes[first].text or "", story)
+            done = self._done_before(ctx, story, first, settled_at)
             if done is not None:
                 anchors.append(done)
+            if self.scenario_settled_anchors and self._path(ctx, first, best, {}, "", taken=settled) is None:
+                # a walk longer than ``max_gap`` would be cut: every check the story settles on
+                # the way is on it, and joining them one by one keeps each gap short (on shorter
+                # walks they are left to the join: in a loop's code a settled check need not be
+                # on the story's walk, reason6 code val)
+                anchors.extend(d for d in sorted(settled) if d not in anchors)
         if settled and cands:
             # the opening sentence sets the scene: a step only it mentions, before the first
             # settled check, is background, not the situation (the paper's scenario figure
@@ -834,7 +866,8 @@ class OfflineReasoner(Reasoner):
                 far = [n for n in near if dist[n] <= self.max_gap // 2 + 1 and qs[n] >= self.scenario_far_threshold]
                 if far:
                     anchors.append(max(far, key=lambda n: dist[n]))
-        ids = self._connect(ctx, anchors, rel, question + " " + answer, taken=settled)
+        ids = self._connect(ctx, anchors, rel, question + " " + answer, taken=settled,
+                            max_gap=self.scenario_walk_gap if settled else None)
         if len(ids) == 1:
             # nothing upstream was named strongly: "what next" is asked from the step just
             # before the answer, so the predecessor the story hints at (else the decision
@@ -847,6 +880,23 @@ class OfflineReasoner(Reasoner):
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    @staticmethod
+    def _untaken(ctx: _ChartContext, settled: dict[str, str | None]) -> set[str]:
+        """Steps only the branches a story did not take lead to: for each settled check, what its
+        other forward branches reach and its taken branch does not (a branch looping back to
+        the check leads nowhere new)."""
+        import networkx as nx
+
+        out: set[str] = set()
+        for d, t in settled.items():
+            if t is None:
+                continue
+            keep = {t} | nx.descendants(ctx.g, t)
+            for e, _ in branches(ctx.chart, d):
+                if e.target != t and d not in nx.descendants(ctx.g, e.target) and e.target != d:
+                    out |= ({e.target} | nx.descendants(ctx.g, e.target)) - keep
+        return out
 
     def _worded_alike(self, ctx: _ChartContext, answer: str, near: list[str]) -> list[str]:
         """Among ``near`` (steps the answer matches about equally: they share its object), those
@@ -1099,6 +1149,21 @@ def _scenario_texts(question: str) -> list[str]:
     from flowpath.reason.branches import value_clauses
 
     return [c for _, c in value_clauses(_story(question))]
+
+
+def _settling_sentence(decision: str, story: str) -> int | None:
+    """The index of the story's sentence that settles ``decision`` by a number, a bound, a level
+    word or an opposite (`branches.read_check`: "the file is missing" for "File exists?"), else
+    ``None``. A sentence that merely restates the check's words is left to `_done_before`'s own
+    search (a sentence naming the code variable "x" does not settle "x == 42?"), and the
+    story's lone number names no sentence."""
+    from flowpath.reason.branches import read_check
+
+    for at, sentence in enumerate(_sentences(story)):
+        read = read_check(decision, sentence, lone_number=False)
+        if read is not None and read[1] != "restated":
+            return at
+    return None
 
 
 def _story(question: str) -> str:

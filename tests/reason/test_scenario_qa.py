@@ -1,5 +1,5 @@
-"""The harder scenario generator (data_gen/scenario_qa.py, ``--style scenario`` and its long
-stories, ``--style story``): seeded, and
+"""The harder scenario generator (data_gen/scenario_qa.py, ``--style scenario``, its long
+stories, ``--style story``, and those settling checks by opposites, ``--style contrast``): seeded, and
 each gold is the walk docs/reasoning.md's conventions give."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 import pytest
 
 from data_gen.qa import main
-from data_gen.scenario_qa import scenario_chart, settle_in_words
+from data_gen.scenario_qa import _bound_clause, scenario_chart, settle_in_words
 from flowpath.mermaid import parse_mermaid
 from flowpath.reason import classify_question
 from flowpath.reason.branches import threshold
@@ -23,7 +23,7 @@ def _written(out):
     return qs, charts
 
 
-@pytest.mark.parametrize("style", ["scenario", "story"])
+@pytest.mark.parametrize("style", ["scenario", "story", "contrast"])
 def test_a_seed_writes_the_same_set_and_another_seed_another(tmp_path, style):
     for name, seed in (("a", 4), ("b", 4), ("c", 5)):
         assert main(["--out", str(tmp_path / name), "--charts", "12", "--seed", str(seed), "--style", style]) == 0
@@ -31,7 +31,7 @@ def test_a_seed_writes_the_same_set_and_another_seed_another(tmp_path, style):
     assert a == b and a != c
 
 
-@pytest.mark.parametrize("style", ["scenario", "story"])
+@pytest.mark.parametrize("style", ["scenario", "story", "contrast"])
 def test_every_gold_is_the_walk_from_the_first_settled_check_to_the_answer(tmp_path, style):
     main(["--out", str(tmp_path), "--charts", "60", "--seed", "11", "--style", style])
     qs, charts = _written(tmp_path)
@@ -83,3 +83,29 @@ def test_a_settling_clause_states_a_value_on_the_taken_side_of_the_threshold():
         value = float(re.findall(r"\d{1,3}(?:,\d{3})+|\d+", clause)[-1].replace(",", ""))
         _, cmp, _ = threshold(f"Is {subject} {comparison} {t}?")
         assert cmp(value, t) == (cond == "yes"), (clause, comparison, t, cond)
+
+
+def test_a_bound_clause_lies_wholly_on_the_taken_side_of_the_threshold():
+    """``--style contrast`` tells a number with a comparison word ("earns more than 3,000"); every
+    value the bound allows lies on the side the walk takes (compared directly, not through the
+    reasoner's reading)."""
+    rng = random.Random(9)
+    ops = {"more than": ">", "over": ">", "above": ">", "well over": ">", "at least": ">=", "greater than": ">",
+           "less than": "<", "under": "<", "below": "<", "just under": "<", "at most": "<="}
+    for _ in range(300):
+        subject = rng.choice(["the credit score", "the monthly income", "the applicant's age", "the buffer size"])
+        comparison = rng.choice(["above", "greater than", "more than", "at least", "below", "less than", "at most"])
+        t, cond = rng.choice([5, 10, 18, 600, 3000]), rng.choice(["yes", "no"])
+        clause = _bound_clause((subject, comparison, t), cond, "Ana", rng)
+        m = re.search(r"(not )?(well over|just under|more than|less than|greater than|at least|at most|over|above|under|below)"
+                      r" \$?(\d{1,3}(?:,\d{3})+|\d+)", clause)
+        assert m is not None, clause
+        op, b = ops[m.group(2)], float(m.group(3).replace(",", ""))
+        if m.group(1):
+            op = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}[op]
+        # the values the bound allows: just past b on its side, and far past it
+        eps = 1e-6
+        allowed = [b + eps, b + 10 * t] if op == ">" else [b, b + 10 * t] if op == ">=" else \
+            [b - eps, b - 10 * t] if op == "<" else [b, b - 10 * t]
+        _, cmp, _ = threshold(f"Is {subject} {comparison} {t}?")
+        assert all(cmp(v, t) == (cond == "yes") for v in allowed), (clause, comparison, t, cond)
