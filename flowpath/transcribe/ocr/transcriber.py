@@ -47,9 +47,10 @@ from flowpath.transcribe.ocr.choice import learned_opinion, second_opinion
 from flowpath.transcribe.ocr.crops import (
     SMALL_LINE,
     TextCrop,
+    chart_line_height,
     color_distance,
     fill_color,
-    median_line_height,
+    strong_ink,
     to_label_crop,
     to_text_crop,
 )
@@ -276,6 +277,7 @@ class OCRTranscriber(Transcriber):
         shrink = max(page.margin + 1, 4)
         interiors: list[tuple[int, int, int, int, np.ndarray] | None] = []
         glyph_ink = []
+        glyph_strong = []  # the glyphs where a gradient or a blur ran them together in glyph_ink
         shapes: dict[int, str] = {}
         for i, r in enumerate(page.regions):
             x0, y0 = max(int(np.floor(r.bbox[0])), 0), max(int(np.floor(r.bbox[1])), 0)
@@ -287,12 +289,17 @@ class OCRTranscriber(Transcriber):
             inner = _interior(r, fg[y0:y1, x0:x1], (x0, y0), shrink, shapes[i])
             if inner.sum() > 16:
                 rgb = page.img[y0:y1, x0:x1]
-                ink = color_distance(rgb, fill_color(rgb, inner)) > 60
+                fill = fill_color(rgb, inner)
+                dist = color_distance(rgb, fill)
+                ink = dist > 60
                 if shapes[i] == "rect":
                     inner = _regain_clipped_lines(inner, ink, shrink)
                 glyph_ink.append(ink & inner)
+                glyph_strong.append(strong_ink(rgb, fill, dist, glyph_ink[-1], inner))
             interiors.append((x0, y0, x1, y1, inner))
-        line_h = median_line_height(glyph_ink) or max(page.unit * 0.3, 12.0)
+        # the glyphs' strong ink where a gradient or a blur ran them together (`chart_line_height`):
+        # the node text and the connector steps both scale by this one height
+        line_h = chart_line_height(glyph_ink, glyph_strong) or max(page.unit * 0.3, 12.0)
 
         crop_cpu: list[float] = []
 
