@@ -11,6 +11,11 @@ A share of lines (``wild_share``, 0 by default: the first runs' stream) takes th
 print" look of web Graphviz/PlantUML images instead: 7-11 px, mostly serif (Times-like) or
 narrow faces, often squeezed horizontally, blurred up to 0.1 x the font size (`data_gen.styles.WILD_MAX_BLUR_PER_TEXT_PX`), gradients more often.
 
+A further share (``blur_share``, 0 by default) is *blurred* small print degraded as the wild
+renders are (`web_degrade`: the steps of `data_gen.augment.augment` as `data_gen.pipeline` calls
+it for a wild chart, with its Gaussian blur always on and drawn from the strong end), 8.5-11.5 px:
+the text every engine read at 0.2-0.3 word F1 after cleaning (docs/transcription.md, tenth stretch).
+
 Held out: the wild eval set's fonts (Caladea, DejaVu Sans and its condensed/light cuts) and the
 handwriting faces are never drawn (`train_fonts`).
 """
@@ -30,7 +35,13 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from data_gen.procedural import random_flowchart
-from data_gen.styles import HAND_EVAL_FONTS, HAND_FONTS, WILD_EVAL_FONTS, contrast
+from data_gen.styles import (
+    HAND_EVAL_FONTS,
+    HAND_FONTS,
+    WILD_EVAL_FONTS,
+    WILD_MAX_BLUR_PER_TEXT_PX,
+    contrast,
+)
 from flowpath.transcribe.ocr.crops import (
     color_distance,
     fill_color,
@@ -180,9 +191,48 @@ def _squeeze(rgb: np.ndarray, factor: float) -> np.ndarray:
     return cv2.resize(rgb, (max(4, round(rgb.shape[1] * factor)), rgb.shape[0]), interpolation=cv2.INTER_AREA)
 
 
-def render_line(rng: random.Random, font: Font, text: str, size: float, wild: bool = False) -> np.ndarray:
+#: sigma (px) of the blurred look's Gaussian blur: the strong end of the wild renders' draw
+#: (`data_gen.augment.augment` draws 0.3-1.1, capped at `WILD_MAX_BLUR_PER_TEXT_PX` x font size);
+#: docs/transcription.md's lost bucket is blur >= 0.6 px
+BLURRED_SIGMA = (0.5, 1.1)
+
+
+def web_degrade(rng: random.Random, rgb: np.ndarray, size: float, fill: tuple[int, int, int]) -> np.ndarray:
+    """``rgb`` passed through the wild renders' web-image pass, blur always on.
+
+    The steps and ranges of `data_gen.augment.augment` as `data_gen.pipeline._degrade` calls it
+    for a wild chart (no rescale, rotation up to 1 degree 35 % of the time, contrast 0.75-1.15
+    and noise sigma 2-8 40 % each, always JPEG at quality 40-85, PIL's filters), except that
+    the Gaussian blur is always applied with sigma from `BLURRED_SIGMA` under the renders' cap
+    (`WILD_MAX_BLUR_PER_TEXT_PX` x ``size``), and 25 % of lines are first downscaled to
+    0.6-0.9 and scaled back (a web page's resized copy of the image).
+    """
+    from PIL import ImageEnhance, ImageFilter
+
+    if rng.random() < 0.25:
+        f = rng.uniform(0.6, 0.9)
+        small = cv2.resize(rgb, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        rgb = cv2.resize(small, (rgb.shape[1], rgb.shape[0]), interpolation=cv2.INTER_LINEAR)
+    im = Image.fromarray(np.ascontiguousarray(rgb))
+    if rng.random() < 0.35:
+        im = im.rotate(rng.uniform(-1.0, 1.0), resample=Image.BICUBIC, expand=True, fillcolor=fill)
+    sigma = min(rng.uniform(*BLURRED_SIGMA), WILD_MAX_BLUR_PER_TEXT_PX * size)
+    im = im.filter(ImageFilter.GaussianBlur(sigma))
+    if rng.random() < 0.4:
+        im = ImageEnhance.Contrast(im).enhance(rng.uniform(0.75, 1.15))
+    arr = np.asarray(im).astype(np.float32)
+    if rng.random() < 0.4:
+        arr = arr + np.random.default_rng(rng.randrange(2**31)).normal(0, rng.uniform(2, 8), arr.shape)
+    out = np.clip(arr, 0, 255).astype(np.uint8)
+    ok, enc = cv2.imencode(".jpg", out[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, rng.randint(40, 85)])
+    return cv2.imdecode(enc, cv2.IMREAD_COLOR)[:, :, ::-1].copy() if ok else out
+
+
+def render_line(rng: random.Random, font: Font, text: str, size: float, wild: bool = False,
+                blurred: bool = False) -> np.ndarray:
     """The coloured, degraded picture of ``text`` on a node-like fill (RGB uint8); ``wild``: the
-    web small-print look (squeezed, blurred and graded more often and more strongly)."""
+    web small-print look (squeezed, blurred and graded more often and more strongly);
+    ``blurred`` (with ``wild``): degraded by `web_degrade` instead of the steps below."""
     fill, ink = sample_colours(rng)
     supersample = 1 if rng.random() < 0.5 else rng.choice((2, 3, 4))
     face = ImageFont.truetype(font.path, max(4, round(size * supersample)))
@@ -202,6 +252,8 @@ def render_line(rng: random.Random, font: Font, text: str, size: float, wild: bo
                          interpolation=cv2.INTER_AREA)
     if wild and rng.random() < 0.4:
         rgb = _squeeze(rgb, rng.uniform(0.75, 0.95))
+    if blurred:
+        return web_degrade(rng, rgb, size, fill)
     if rng.random() < 0.15:
         angle = rng.uniform(-1.2, 1.2)
         m = cv2.getRotationMatrix2D((rgb.shape[1] / 2, rgb.shape[0] / 2), angle, 1.0)
@@ -251,11 +303,18 @@ class LineSynth:
             at ``wild_sizes`` px, 70 % of them in a serif or narrow face (`is_serif_or_narrow`);
             0 leaves the stream exactly as before (no extra random draws).
         wild_sizes: smallest and largest font size (px) of those lines.
+        blur_share: share of lines in the blurred look (wild drawing, `web_degrade`), drawn at
+            ``blur_sizes`` px, half of them in a serif or narrow face; 0 leaves the stream as
+            ``wild_share`` alone gives it. ``wild_share + blur_share`` is at most 1.
+        blur_sizes: smallest and largest font size (px) of those lines.
     """
 
     def __init__(self, seed: int, fonts: list[Font] | None = None, words: list[str] | None = None,
                  sizes: tuple[float, float] = (8.0, 16.0), wild_share: float = 0.0,
-                 wild_sizes: tuple[float, float] = (7.0, 11.0)) -> None:
+                 wild_sizes: tuple[float, float] = (7.0, 11.0), blur_share: float = 0.0,
+                 blur_sizes: tuple[float, float] = (8.5, 11.5)) -> None:
+        if wild_share + blur_share > 1 + 1e-9:
+            raise ValueError(f"wild_share + blur_share must be <= 1, got {wild_share} + {blur_share}")
         self.rng = random.Random(seed)
         self.fonts = fonts or train_fonts()
         # draw a family first, then one of its files: URW ships 8 cuts a face, Roboto 20
@@ -266,12 +325,19 @@ class LineSynth:
         self.sizes = sizes
         self.wild_share = wild_share
         self.wild_sizes = wild_sizes
+        self.blur_share = blur_share
+        self.blur_sizes = blur_sizes
         self.serif_or_narrow = sorted(f for f in self.families if is_serif_or_narrow(f))
 
     def sample(self) -> tuple[np.ndarray, str, Font]:
         while True:
             wild = self.wild_share > 0 and self.rng.random() < self.wild_share
+            # no extra draw without the blurred look: a wild-only seed gives its earlier stream
+            blurred = (not wild and self.blur_share > 0
+                       and self.rng.random() < self.blur_share / max(1e-9, 1 - self.wild_share))
             if wild and self.serif_or_narrow and self.rng.random() < 0.7:
+                family = self.rng.choice(self.serif_or_narrow)
+            elif blurred and self.serif_or_narrow and self.rng.random() < 0.5:
                 family = self.rng.choice(self.serif_or_narrow)
             else:
                 family = self.rng.choice(sorted(self.families))
@@ -279,11 +345,13 @@ class LineSynth:
             text = self.text()
             if wild:
                 size = self.rng.uniform(*self.wild_sizes)
+            elif blurred:
+                size = self.rng.uniform(*self.blur_sizes)
             else:  # more mass on the hard 9-12 px range
                 size = min(max(self.rng.triangular(self.sizes[0], self.sizes[1], 10.5), self.sizes[0]),
                            self.sizes[1])
             try:
-                rgb = render_line(self.rng, font, text, size, wild)
+                rgb = render_line(self.rng, font, text, size, wild or blurred, blurred)
             except OSError:
                 continue  # a font file PIL cannot open
             line = clean_line(rgb, size)

@@ -55,6 +55,12 @@ class TextRecTrainConfig(CommonTrainingArguments):
     wild_share: float = 0.0
     wild_min_font_px: float = 7.0
     wild_max_font_px: float = 11.0
+    # share of training lines in the blurred web look (`training.text_lines.web_degrade`), at
+    # blur_min_font_px-blur_max_font_px; > 0 also measures a third validation set of such lines
+    # only (seed val_seed + 2), logged as val_cer_blur
+    blur_share: float = 0.0
+    blur_min_font_px: float = 8.5
+    blur_max_font_px: float = 11.5
 
     def check(self) -> None:
         self.check_common()
@@ -66,6 +72,11 @@ class TextRecTrainConfig(CommonTrainingArguments):
             raise ConfigError(f"need 4 <= min_font_px <= max_font_px, got {self.min_font_px}, {self.max_font_px}")
         if not 0 <= self.wild_share <= 1:
             raise ConfigError(f"wild_share must be in [0, 1], got {self.wild_share}")
+        if not 0 <= self.blur_share <= 1 - self.wild_share:
+            raise ConfigError(f"need 0 <= blur_share <= 1 - wild_share, got {self.blur_share}")
+        if not 4 <= self.blur_min_font_px <= self.blur_max_font_px:
+            raise ConfigError("need 4 <= blur_min_font_px <= blur_max_font_px, "
+                              f"got {self.blur_min_font_px}, {self.blur_max_font_px}")
         if not 4 <= self.wild_min_font_px <= self.wild_max_font_px:
             raise ConfigError("need 4 <= wild_min_font_px <= wild_max_font_px, "
                               f"got {self.wild_min_font_px}, {self.wild_max_font_px}")
@@ -172,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     fonts = train_fonts()
     words = dictionary_words()
     sizes = (cfg.min_font_px, cfg.max_font_px)
-    wild = {"wild_share": cfg.wild_share, "wild_sizes": (cfg.wild_min_font_px, cfg.wild_max_font_px)}
+    wild: dict[str, Any] = {"wild_share": cfg.wild_share, "wild_sizes": (cfg.wild_min_font_px, cfg.wild_max_font_px)}
+    if cfg.blur_share > 0:
+        wild.update(blur_share=cfg.blur_share, blur_sizes=(cfg.blur_min_font_px, cfg.blur_max_font_px))
     val = LineSynth(cfg.val_seed, fonts, words, sizes)
     val_samples = [val.sample() for _ in range(cfg.val_lines)]
     val_lines, val_texts = [s[0] for s in val_samples], [s[1] for s in val_samples]
@@ -181,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
         wval = LineSynth(cfg.val_seed + 1, fonts, words, sizes, wild_share=1.0, wild_sizes=wild["wild_sizes"])
         wild_samples = [wval.sample() for _ in range(cfg.val_lines)]
         wild_val = ([s[0] for s in wild_samples], [s[1] for s in wild_samples])
+    blur_val: tuple[list[Any], list[str]] | None = None
+    if cfg.blur_share > 0:
+        bval = LineSynth(cfg.val_seed + 2, fonts, words, sizes, blur_share=1.0,
+                         blur_sizes=(cfg.blur_min_font_px, cfg.blur_max_font_px))
+        blur_samples = [bval.sample() for _ in range(cfg.val_lines)]
+        blur_val = ([s[0] for s in blur_samples], [s[1] for s in blur_samples])
     start = 0
     synth = LineSynth(cfg.seed, fonts, words, sizes, **wild)
     if cfg.init_from is not None:
@@ -190,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         rec0: dict[str, Any] = {"step": 0, "val_cer": evaluate(model, val_lines, val_texts, mcfg)}
         if wild_val is not None:
             rec0["val_cer_wild"] = evaluate(model, *wild_val, mcfg)
+        if blur_val is not None:
+            rec0["val_cer_blur"] = evaluate(model, *blur_val, mcfg)
         print(json.dumps(rec0), flush=True)
         (out / "train_log.jsonl").open("a", encoding="utf-8").write(json.dumps(rec0) + "\n")
     if cp is not None:
@@ -230,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
                 rec["val_cer"] = evaluate(model, val_lines, val_texts, mcfg)
                 if wild_val is not None:
                     rec["val_cer_wild"] = evaluate(model, *wild_val, mcfg)
+                if blur_val is not None:
+                    rec["val_cer_blur"] = evaluate(model, *blur_val, mcfg)
                 if rec["val_cer"] < best[0]:
                     best = (rec["val_cer"], step)
             log.write(json.dumps(rec) + "\n")
@@ -240,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     final_cer = evaluate(model, val_lines, val_texts, mcfg)
     save_recogniser(model, mcfg, out)
     record = {"steps": cfg.max_steps, "batch": cfg.per_device_train_batch_size, "parameters": n_params,
-              "init_from": cfg.init_from, "wild_share": cfg.wild_share, "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
+              "init_from": cfg.init_from, "wild_share": cfg.wild_share, "blur_share": cfg.blur_share, "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
               "font_families": font_names(fonts), "font_px": list(sizes),
               "command": "python training/train_text_recogniser.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     (out / "train_record.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

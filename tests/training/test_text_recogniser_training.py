@@ -47,6 +47,32 @@ def test_the_wild_look_draws_small_serif_or_narrow_print_and_leaves_the_first_st
         assert ta == tb and fa == fb and np.array_equal(la, lb)
 
 
+def test_the_blurred_look_always_blurs_and_gives_cleaned_single_lines():
+    import random
+
+    from training.text_lines import LineSynth, web_degrade
+
+    # blur is always on: a 1-px dark rule is spread over its neighbours, so its darkest pixel per
+    # column is grey (without blur: the median over these seeds is under 10, rotation aside)
+    rule = np.full((24, 60, 3), 255, np.uint8)
+    rule[12, 5:55] = 0
+    darkest = [web_degrade(random.Random(seed), rule, 11.0, (255, 255, 255))[..., 0][:, 20:40].min(axis=0).mean()
+               for seed in range(12)]
+    assert float(np.median(darkest)) > 60
+    synth = LineSynth(4, words=["alpha", "beta"], blur_share=1.0, blur_sizes=(9.0, 10.0))
+    for _ in range(4):
+        line, text, _ = synth.sample()
+        assert line.ndim == 2 and text and (line < 128).any() and (line > 200).any()
+    # a wild-only stream is the ninth stretch's: the blurred look adds no draw when it is off
+    a = LineSynth(8, words=["alpha", "beta"], wild_share=0.5)
+    b = LineSynth(8, words=["alpha", "beta"], wild_share=0.5, blur_share=0.0)
+    for _ in range(3):
+        (la, ta, _), (lb, tb, _) = a.sample(), b.sample()
+        assert ta == tb and np.array_equal(la, lb)
+    with pytest.raises(ValueError, match="blur_share"):
+        LineSynth(1, wild_share=0.7, blur_share=0.5)
+
+
 @require_transformers
 def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path, capsys):
     from training.train_text_recogniser import main
@@ -90,9 +116,13 @@ def test_two_training_steps_write_a_loadable_model_and_resume(tmp_path, capsys):
     # with wild lines in the mix the starting point and every evaluation also measure them
     wild = tmp_path / "wild"
     assert main([*args[:3], str(wild), *args[4:], "--init_from", str(out / "checkpoint-1"),
-                 "--max_steps", "2", "--wild_share", "0.5"]) == 0
+                 "--max_steps", "2", "--wild_share", "0.5", "--blur_share", "0.25"]) == 0
     wild_log = [json.loads(line) for line in (wild / "train_log.jsonl").read_text().splitlines()]
     assert wild_log[0]["step"] == 0 and "val_cer_wild" in wild_log[0] and "val_cer_wild" in wild_log[-1]
+    assert "val_cer_blur" in wild_log[0] and "val_cer_blur" in wild_log[-1]
+    assert json.loads((wild / "train_record.json").read_text())["blur_share"] == 0.25
+    assert main([*args[:3], str(tmp_path / "t3"), *args[4:], "--wild_share", "0.8", "--blur_share", "0.4"]) == 2
+    assert "blur_share" in capsys.readouterr().err
     assert main([*args[:3], str(tmp_path / "t2"), *args[4:], "--init_from", str(tmp_path / "nowhere")]) == 2
     assert "init_from" in capsys.readouterr().err
 
