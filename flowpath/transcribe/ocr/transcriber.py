@@ -188,7 +188,8 @@ class OCRTranscriber(Transcriber):
         cpu["nodes"], t = time.thread_time() - t, time.thread_time()
         boxes, conn, shadowed = self._edge_labels(page, nodes.line_h)
         cpu["edge_labels"], t = time.thread_time() - t, time.thread_time()
-        components = self._connectors(page, conn, boxes, nodes.line_h, shadowed)
+        components = self._connectors(page, conn, boxes, nodes.line_h, shadowed,
+                                      frozenset(i for i, sh in nodes.shapes.items() if sh == "rhombus"))
         cpu["connectors"], t = time.thread_time() - t, time.thread_time()
         tr = self._graph(page, nodes, boxes, components)
         cpu["graph"] = time.thread_time() - t
@@ -341,10 +342,13 @@ class OCRTranscriber(Transcriber):
 
     # -- step 4 --------------------------------------------------------------------------------
     def _connectors(self, page: _Page, conn: np.ndarray, boxes: list[cx.Box],
-                    line_h: float, shadowed: bool = False) -> dict[int, cx.Component]:
+                    line_h: float, shadowed: bool = False,
+                    diamonds: frozenset[int] = frozenset()) -> dict[int, cx.Component]:
         """Connector pieces with their contacts (arrowheads marked) and label boxes;
         ``shadowed``: the nodes cast drop shadows (contacts spread along an outline are then
-        no heads, `connectors.runs_along`)."""
+        no heads, `connectors.runs_along`); ``diamonds``: the region indices of the nodes shaped
+        as diamonds (a branch label beside the line at one's vertex is no head there,
+        `connectors.discount_beside_label`)."""
         H, W = conn.shape
         conn_u8 = conn.astype(np.uint8)
         joined = conn_u8.copy()
@@ -386,6 +390,8 @@ class OCRTranscriber(Transcriber):
                 k = cx.nearest_piece(comp, components, (bx0, by0, bx1, by1), 2.0 * line_h)
             if k in components:
                 components[k].label_boxes.append(bi)
+        for c in components.values():
+            cx.discount_beside_label(c, comp, page.contact_owner, boxes, gpad, mass, page.regions, diamonds, line_h)
         return components
 
     def _rejoin(self, page: _Page, comp: np.ndarray, components: dict[int, cx.Component], free: np.ndarray,
