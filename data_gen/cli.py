@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="browser: Chromium screenshots the live SVG (measured ~2.5x less CPU a chart); "
                         "cairo: cairosvg in the worker processes from the style-baked SVG")
     p.add_argument("--prefix", default="gen", help="chart id prefix")
+    p.add_argument("--branchy", action="store_true",
+                   help="procedural charts made mostly of decisions: labelled branches, nested conditions "
+                        "and while-loops returning into their decision")
+    p.add_argument("--end-labels", type=float, default=0.0,
+                   help="fraction of Graphviz charts whose edge labels sit at one end of the edge "
+                        "(taillabel/headlabel) instead of its middle")
     p.add_argument("--contact-sheet", type=Path, default=None,
                    help="also write a contact-sheet PNG of the set (and of the SFT images)")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -126,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
                         max_nodes=args.max_nodes, outputs=args.outputs, scale=args.scale,
                         max_width=args.max_width, augment=args.augment, random_text=args.random_text,
                         graphviz=args.graphviz, renderers=args.renderers, photo=args.photo,
-                        photo_hard=args.photo_hard, rasterizer=args.rasterizer, prefix=args.prefix)
+                        photo_hard=args.photo_hard, rasterizer=args.rasterizer, prefix=args.prefix,
+                        branchy=args.branchy, end_labels=args.end_labels)
         jobs = None
         if args.input:
             missing = [str(p) for p in args.input if not p.exists()]

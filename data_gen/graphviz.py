@@ -28,8 +28,13 @@ def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def to_dot(chart: FlowChart, style: StyleSpec, rng: random.Random) -> str:
-    """DOT source for ``chart`` in ``style`` (colours, font), with random Graphviz layout knobs."""
+def to_dot(chart: FlowChart, style: StyleSpec, rng: random.Random, end_labels: bool = False) -> str:
+    """DOT source for ``chart`` in ``style`` (colours, font), with random Graphviz layout knobs.
+
+    ``end_labels``: each edge label is set beside one end of its edge (``taillabel``, by the
+    source, two in three; else ``headlabel``, by the target) rather than at its middle: the
+    placement flowchart.js gives a branch label beside the decision it leaves, and its mirror.
+    """
     splines = rng.choice(("spline", "ortho", "polyline", "spline"))
     lines = [
         "digraph G {",
@@ -70,7 +75,9 @@ def to_dot(chart: FlowChart, style: StyleSpec, rng: random.Random) -> str:
         lines.append(f"  {_q(node.id)} [{', '.join(attrs)}];")
     for e in chart.edges:
         attrs = []
-        if e.label:
+        if e.label and end_labels:
+            attrs.append(f"{'taillabel' if rng.random() < 2 / 3 else 'headlabel'}={_q(e.label)}")
+        elif e.label:
             attrs.append(f"label={_q(e.label)}")
         if e.stroke == "dotted":
             attrs.append("style=dashed")

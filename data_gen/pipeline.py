@@ -87,6 +87,11 @@ class GenConfig:
     photo_hard: bool = False
     rasterizer: str = "browser"
     prefix: str = "gen"
+    #: procedural charts made mostly of decisions (`random_flowchart`'s ``branchy``)
+    branchy: bool = False
+    #: fraction of Graphviz charts whose edge labels sit at one end of the edge (``taillabel`` or
+    #: ``headlabel``, `data_gen.graphviz.to_dot`) rather than at its middle
+    end_labels: float = 0.0
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
@@ -115,7 +120,8 @@ def procedural_jobs(cfg: GenConfig) -> Iterator[ChartJob]:
     for i in range(cfg.count):
         rng = random.Random(f"{cfg.seed}:{i}")
         family = cfg.styles[i % len(cfg.styles)]
-        chart, domain = random_flowchart(rng, min_nodes=cfg.min_nodes, max_nodes=cfg.max_nodes)
+        chart, domain = random_flowchart(rng, min_nodes=cfg.min_nodes, max_nodes=cfg.max_nodes,
+                                         branchy=cfg.branchy)
         meta: dict[str, Any] = {}
         if cfg.random_text and rng.random() < cfg.random_text:
             chart = random_text_labels(chart, rng)
@@ -126,6 +132,8 @@ def procedural_jobs(cfg: GenConfig) -> Iterator[ChartJob]:
         renderer = cfg.renderers[(i // len(cfg.styles)) % len(cfg.renderers)]
         if renderer == "mermaid" and cfg.graphviz and rng.random() < cfg.graphviz:
             renderer = "graphviz"
+        if renderer == "graphviz" and cfg.end_labels and rng.random() < cfg.end_labels:
+            meta["end_labels"] = True
         if cfg.augment and rng.random() < cfg.augment:
             meta["augment_seed"] = rng.randrange(2**31)
         _add_degrade(cfg, style, rng, meta)
@@ -458,7 +466,7 @@ def _render_job(renderer: Any, job: ChartJob, cfg: GenConfig, raster_size: Calla
         from data_gen.graphviz import dot_svg, to_dot
 
         rng = random.Random(f"dot:{job.id}")
-        dot = to_dot(job.chart, job.style, rng)
+        dot = to_dot(job.chart, job.style, rng, end_labels=bool(job.meta.get("end_labels")))
         try:
             svg = dot_svg(dot)
         except ValueError:

@@ -83,6 +83,9 @@ class _Builder:
     counter: int = 0
     subgraphs: list[Subgraph] = field(default_factory=list)
     shape_bag: list[str] = field(default_factory=list)
+    #: mostly decisions: labelled branches, nested conditions (a branch label on an edge into
+    #: a decision) and while-loops whose body returns into its decision (`random_flowchart`)
+    branchy: bool = False
 
     def new_id(self) -> str:
         nid = index_to_letters(self.counter)
@@ -170,6 +173,8 @@ class _Builder:
     def block(self, tails: list[tuple[str, str | None]], depth: int, end_id_holder: list[str]) -> list[tuple[str, str | None]]:
         r = self.rng
         kinds = ["step"] * 6 + ["io"] * 2 + ["data", "sub"] + (["if", "if", "exit", "loop", "switch"] if depth < 3 else [])
+        if self.branchy:
+            kinds = ["step"] * 3 + ["io"] + (["if", "if", "exit", "loop", "while", "while"] if depth < 4 else [])
         choice = r.choice(kinds) if self.budget >= 4 else r.choice(["step", "io"])
         if choice in ("step", "io", "data", "sub"):
             kind = {"step": "process", "io": "io", "data": "data", "sub": "subroutine"}[choice]
@@ -197,6 +202,12 @@ class _Builder:
             d = self.add("decision")
             self.connect(inner, d)
             self.link(d, body, yes)  # back edge
+            return [(d, no)]
+        if choice == "while":
+            d = self.add("decision")
+            self.connect(tails, d)
+            inner = self.seq([(d, yes)], depth + 1, end_id_holder, r.randint(1, 2))
+            self.connect([t for t in inner if t[0] != d], d)  # the body returns into its decision
             return [(d, no)]
         # switch: 3-4 labelled branches merging again
         d = self.add("decision")
@@ -234,7 +245,7 @@ class _Builder:
 
 def random_flowchart(rng: random.Random, n_nodes: int | None = None, *, min_nodes: int = 3,
                      max_nodes: int = 45, domain: str | None = None, direction: str | None = None,
-                     subgraphs: bool = True) -> tuple[FlowChart, str]:
+                     subgraphs: bool = True, branchy: bool = False) -> tuple[FlowChart, str]:
     """A random flowchart with about ``n_nodes`` nodes (drawn in [min_nodes, max_nodes] if None).
 
     Args:
@@ -243,6 +254,8 @@ def random_flowchart(rng: random.Random, n_nodes: int | None = None, *, min_node
         domain: ``code`` | ``instruct`` | ``wiki`` vocabulary (random if None).
         direction: ``TD`` | ``LR`` | ``BT`` (random, mostly TD, if None).
         subgraphs: allow subgraph groups.
+        branchy: mostly decisions (`_Builder.branchy`): many labelled branches and loops back
+            into decisions, for checking rules about labels near decisions.
 
     Returns:
         ``(chart, domain)``; node ids are A, B, C... in creation order.
@@ -257,7 +270,7 @@ def random_flowchart(rng: random.Random, n_nodes: int | None = None, *, min_node
     # long left-to-right chains are rare in real charts (and unreadable under a width cap)
     direction = direction or rng.choice(("TD",) * 6 + ("LR",) * (3 if target <= 15 else 1) + ("BT",))
     chart = FlowChart(direction)
-    b = _Builder(rng=rng, domain=domain, chart=chart, budget=target)
+    b = _Builder(rng=rng, domain=domain, chart=chart, budget=target, branchy=branchy)
     start = b.add("process", rng.choice(["Start", "Start", "Begin", "START"]), "stadium" if rng.random() < 0.85 else "round")
     ends: list[str] = []
     tails: list[tuple[str, str | None]] = [(start, None)]

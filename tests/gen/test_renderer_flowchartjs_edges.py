@@ -43,8 +43,9 @@ def _render(renderer, tmp_path, chart, style, cid):  # type: ignore[no-untyped-d
     return task, ann, gold
 
 
-def _transcribe_on_gold_regions(image, ann, gold):  # type: ignore[no-untyped-def]
-    """The OCR transcriber's reading of ``image`` given the gold nodes' regions."""
+def _transcribe_on_gold_regions(image, ann, gold, **options):  # type: ignore[no-untyped-def]
+    """The OCR transcriber's reading of ``image`` given the gold nodes' regions (``options``:
+    the transcriber's)."""
     from flowpath.geometry import Region
     from flowpath.labeller import draw_labels
     from flowpath.models.base import LabelledChart
@@ -53,7 +54,7 @@ def _transcribe_on_gold_regions(image, ann, gold):  # type: ignore[no-untyped-de
     ids = list(gold.nodes)
     regions = [Region.from_polygon(ann["nodes"][n]["polygon"]) for n in ids]
     labelled, letter_regions = draw_labels(image, regions, names=ids)
-    return make_transcriber("ocr", engine="tesseract")([LabelledChart(image, labelled, letter_regions)])[0]
+    return make_transcriber("ocr", engine="tesseract", **options)([LabelledChart(image, labelled, letter_regions)])[0]
 
 
 @require_chromium

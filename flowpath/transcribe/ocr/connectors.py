@@ -7,7 +7,7 @@ OpenCV only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -1135,3 +1135,154 @@ def level_branch(edge: tuple[int, int], regions: list[Region], decisions: frozen
     if abs(ra.center[flow.axis] - rb.center[flow.axis]) >= _LEVEL_SHARE * extent:
         return edge
     return (a, b) if a in decisions else (b, a)
+
+
+
+#: a branch label beside the line at a decision's vertex starts within this many text lines of
+#: the vertex along the line (flowchart.js: 0.0-0.5 below a bottom vertex, up to 1.1 right of a
+#: side vertex, wild flowchart.js tuning set fjslabel10_fjs)
+_VERTEX_LABEL_REACH = 1.0
+#: ... its glyphs stand on one side of the line: at most this share of the box's ink off the
+#: line's own strip lies on the other side (flowchart.js's branch labels, a box that swallowed a
+#: few px of the line included; a label set on the line, Mermaid's and D2's, has ink on both
+#: sides, and so has a box that swallowed an arrowhead beside it)
+_BESIDE_OTHER_SIDE = 0.15
+#: ... and its near side lies at most this many text lines across from the line
+_BESIDE_REACH = 0.75
+#: the other end shows a head: thick (`Contact.arrow`) or holding this many times the ink left at
+#: the decision's end once the label is left out
+_OTHER_INK_SHARE = 1.0
+#: the line leaves the vertex: connector ink straight out of it over this share of the first
+#: text line along the way out
+_LEAVES_SHARE = 0.5
+
+
+def _vertices(region: Region) -> list[tuple[int, int, float, float]]:
+    """A diamond's four vertices as (axis of the way out: 0 x, 1 y; outward sign; position
+    along that axis; position across it): the midpoints of its box's sides."""
+    x0, y0, x1, y1 = region.bbox
+    cx_, cy_ = region.center
+    return [(1, 1, y1, cx_), (1, -1, y0, cx_), (0, 1, x1, cy_), (0, -1, x0, cy_)]
+
+
+def _leaves(c: Component, comp: np.ndarray, ink: np.ndarray, axis: int, sign: int, along: float,
+            across: float, line_h: float) -> bool:
+    """Whether the connector piece ``c`` runs straight out of a vertex (at ``along`` on ``axis``,
+    ``across`` on the other): its inked pixels within a few px of the vertex's line cover
+    `_LEAVES_SHARE` of the positions over the first text line outwards."""
+    H, W = comp.shape
+    reach, half = max(4, int(round(line_h))), max(2, int(round(0.2 * line_h)))
+    a0 = int(round(along)) if sign > 0 else int(round(along)) - reach
+    a0, a1 = max(a0, 0), min(a0 + reach, (W, H)[axis])
+    b0, b1 = max(int(round(across)) - half, 0), min(int(round(across)) + half + 1, (H, W)[axis])
+    if a1 <= a0 or b1 <= b0:
+        return False
+    win = (slice(a0, a1), slice(b0, b1)) if axis == 1 else (slice(b0, b1), slice(a0, a1))
+    on = (comp[win] == c.label) & (ink[win] > 0)
+    hit = on.any(axis=1) if axis == 1 else on.any(axis=0)
+    return float(hit.mean()) >= _LEAVES_SHARE
+
+
+def _one_side(box: Box, ink: np.ndarray, axis: int, across: float, line_h: float) -> int:
+    """The side of a line (running along ``axis`` at ``across``) that the ink in ``box`` off the
+    line's strip (`_strip_half`) lies on: -1 lower, +1 higher coordinates, 0 both or none
+    (`_BESIDE_OTHER_SIDE`)."""
+    x0, y0, x1, y1 = box
+    inked = ink[y0:y1, x0:x1] > 0
+    # position across the line of every column (vertical line) or row (horizontal line)
+    pos = np.arange(x0, x1) if axis == 1 else np.arange(y0, y1)
+    per = inked.sum(axis=0) if axis == 1 else inked.sum(axis=1)
+    half = _strip_half(line_h)
+    low, high = float(per[pos < across - half].sum()), float(per[pos > across + half].sum())
+    if low + high < 3 or min(low, high) > _BESIDE_OTHER_SIDE * (low + high):
+        return 0
+    return 1 if high > low else -1
+
+
+def _strip_half(line_h: float) -> float:
+    """Half the width of the strip a connector line and its arrowhead's middle take up."""
+    return max(2.0, 0.1 * line_h)
+
+
+def beside_vertex_labels(c: Component, comp: np.ndarray, boxes: list[Box], ink: np.ndarray,
+                         regions: list[Region], decisions: frozenset[int],
+                         line_h: float) -> tuple[Contact, list[tuple[int, int, float, int]]] | None:
+    """The end of a two-ended piece where a branch label stands beside the line at the vertex
+    it leaves a decision from, with those label boxes as (box index, axis of the line, its
+    position across, side of the line the label stands on: -1/+1); None where there is no
+    such end or more than one (flowchart.js's placement, `discount_beside_label`).
+
+    Each test tells that placement from the labels other engines set near a decision: the end
+    is a decision (``decisions``, region indices); the piece leaves it straight out of a vertex
+    (`_leaves`); the box starts within `_VERTEX_LABEL_REACH` text lines of that vertex along
+    the way out, and stands beside the line: its ink on one side of it (`_one_side`), its near
+    side at most `_BESIDE_REACH` text lines from it. A label set on the line
+    (Mermaid's, D2's) is centred on it; a label at the middle of a longer edge starts far
+    from the vertex; one by the other end (a label at a branch's target) is that end's.
+    """
+    ends = [ct for ct in c.contacts if ct.count >= 2]
+    if (not c.label_boxes or len(ends) != 2 or ends[0].region == ends[1].region
+            or any(ct.gap > 0 for ct in ends)):
+        return None
+    found: list[tuple[Contact, list[tuple[int, int, float, int]]]] = []
+    for ct in ends:
+        if ct.region not in decisions:
+            continue
+        near: dict[int, tuple[int, int, float, int]] = {}
+        for axis, sign, along, across in _vertices(regions[ct.region]):
+            beside = []
+            for bi in c.label_boxes:
+                lo, hi = boxes[bi][1 - axis], boxes[bi][3 - axis]
+                start = boxes[bi][axis] if sign > 0 else boxes[bi][2 + axis]
+                gap = max(lo - across, across - hi, 0.0)
+                if (-0.5 * line_h <= sign * (start - along) <= _VERTEX_LABEL_REACH * line_h
+                        and gap <= _BESIDE_REACH * line_h
+                        and (side := _one_side(boxes[bi], ink, axis, across, line_h))):
+                    beside.append((bi, axis, across, side))
+            if beside and _leaves(c, comp, ink, axis, sign, along, across, line_h):
+                near.update((b[0], b) for b in beside)
+        if near:
+            found.append((ct, [near[b] for b in sorted(near)]))
+    return found[0] if len(found) == 1 else None
+
+
+def discount_beside_label(c: Component, comp: np.ndarray, contact_owner: np.ndarray, boxes: list[Box],
+                          pad: int, ink: np.ndarray, regions: list[Region], decisions: frozenset[int],
+                          line_h: float) -> None:
+    """Leave a branch label standing beside its line where the line leaves a decision's vertex
+    (`beside_vertex_labels`) out of that end's pixels and ink, where the other end then shows
+    the head (thick, `Contact.arrow`, or clearly inkier, `_clear_head`).
+
+    flowchart.js sets a branch's "yes"/"no" there: the label box, filled into the piece (grown by
+    ``pad`` px, `OCRTranscriber._connectors`), and its glyphs lie in the decision's contact ring
+    and count as that end's pixels and ink, so the source end looked like the inky head (5-20x
+    the pixels, 2-3x the ink of the target on the wild flowchart.js tuning set,
+    docs/transcription.md) and `_clear_head` read the branch backwards. A label beside the
+    line where it enters a decision (a Graphviz ``headlabel``, guard set fjslabel10_gvend) sits
+    in the same place, but there the head lies under the label's box, and the other end, the
+    source, shows none: that end is left as it is. ``contact_owner`` is the ring map the
+    contacts were measured on (1 + region index), ``ink`` the per-pixel ink they summed.
+    """
+    hit = beside_vertex_labels(c, comp, boxes, ink, regions, decisions, line_h)
+    if hit is None:
+        return
+    ct, near = hit
+    (other,) = [e for e in c.contacts if e.count >= 2 and e is not ct]
+    H, W = comp.shape
+    label = np.zeros(comp.shape, bool)
+    for bi, axis, across, side in near:
+        x0, y0, x1, y1 = boxes[bi]
+        # the grown box on the label's side of the line only: the line, and a head that a box
+        # set beside it swallowed, stay that end's
+        off = int(np.floor(across + _strip_half(line_h))) + 1 if side > 0 else int(np.ceil(across - _strip_half(line_h)))
+        if axis == 1:
+            x0, x1 = (max(x0 - pad, off), x1 + pad) if side > 0 else (x0 - pad, min(x1 + pad, off))
+            y0, y1 = y0 - pad, y1 + pad
+        else:
+            y0, y1 = (max(y0 - pad, off), y1 + pad) if side > 0 else (y0 - pad, min(y1 + pad, off))
+            x0, x1 = x0 - pad, x1 + pad
+        label[max(y0, 0):min(y1, H), max(x0, 0):min(x1, W)] = True
+    at = label & (comp == c.label) & (contact_owner == ct.region + 1)
+    left = replace(ct, count=max(ct.count - int(at.sum()), 2), mass=max(ct.mass - float(ink[at].sum()), 0.0))
+    if other.arrow or other.mass >= _OTHER_INK_SHARE * left.mass:
+        ct.count, ct.mass = left.count, left.mass

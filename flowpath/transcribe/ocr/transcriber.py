@@ -121,6 +121,11 @@ class OCRTranscriber(Transcriber):
             (``flowpath[models]``), imported only when a chart has such print: without it
             tesseract/rapidocr read small print and a note is logged once per process.
             ``False`` (CLI: ``--transcriber-arg learned=false``) turns it off.
+        beside_labels: a branch label standing beside its line at a decision's vertex is left
+            out of that end's ink (`connectors.discount_beside_label`, flowchart.js's yes/no).
+            Off by default: it raised wild flowchart.js on the tuning sets with every generated
+            guard flat, but the held-out wild D2 row of wild6_eval fell 0.954 -> 0.946 on the
+            full pipeline (docs/transcription.md, tenth stretch).
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
@@ -136,7 +141,7 @@ class OCRTranscriber(Transcriber):
 
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
                  workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
-                 learned: bool = True) -> None:
+                 learned: bool = True, beside_labels: bool = False) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -147,6 +152,7 @@ class OCRTranscriber(Transcriber):
         self.tesseract = TesseractEngine(lang, workers)
         self._handwriting: RapidOCREngine | None = None
         self.learned = bool(learned)
+        self.beside_labels = bool(beside_labels)
         self._learned: OCREngine | None = None
         if engine == "rapidocr":
             self._handwriting = self._rapidocr()
@@ -189,7 +195,8 @@ class OCRTranscriber(Transcriber):
         cpu["nodes"], t = time.thread_time() - t, time.thread_time()
         boxes, conn, shadowed = self._edge_labels(page, nodes.line_h)
         cpu["edge_labels"], t = time.thread_time() - t, time.thread_time()
-        components = self._connectors(page, conn, boxes, nodes.line_h, shadowed)
+        components = self._connectors(page, conn, boxes, nodes.line_h, shadowed,
+                                      frozenset(i for i, sh in nodes.shapes.items() if sh == "rhombus"))
         cpu["connectors"], t = time.thread_time() - t, time.thread_time()
         tr = self._graph(page, nodes, boxes, components)
         cpu["graph"] = time.thread_time() - t
@@ -348,10 +355,13 @@ class OCRTranscriber(Transcriber):
 
     # -- step 4 --------------------------------------------------------------------------------
     def _connectors(self, page: _Page, conn: np.ndarray, boxes: list[cx.Box],
-                    line_h: float, shadowed: bool = False) -> dict[int, cx.Component]:
+                    line_h: float, shadowed: bool = False,
+                    diamonds: frozenset[int] = frozenset()) -> dict[int, cx.Component]:
         """Connector pieces with their contacts (arrowheads marked) and label boxes;
         ``shadowed``: the nodes cast drop shadows (contacts spread along an outline are then
-        no heads, `connectors.runs_along`)."""
+        no heads, `connectors.runs_along`); ``diamonds``: the region indices of the nodes shaped
+        as diamonds (a branch label beside the line at one's vertex is no head there,
+        `connectors.discount_beside_label`)."""
         H, W = conn.shape
         conn_u8 = conn.astype(np.uint8)
         joined = conn_u8.copy()
@@ -393,6 +403,8 @@ class OCRTranscriber(Transcriber):
                 k = cx.nearest_piece(comp, components, (bx0, by0, bx1, by1), 2.0 * line_h)
             if k in components:
                 components[k].label_boxes.append(bi)
+        for c in components.values() if self.beside_labels else ():
+            cx.discount_beside_label(c, comp, page.contact_owner, boxes, gpad, mass, page.regions, diamonds, line_h)
         return components
 
     def _rejoin(self, page: _Page, comp: np.ndarray, components: dict[int, cx.Component], free: np.ndarray,
