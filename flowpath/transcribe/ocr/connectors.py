@@ -7,7 +7,7 @@ OpenCV only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -777,39 +777,39 @@ def merge_target(contacts: list[Contact]) -> Contact | None:
     return None
 
 
-def drop_unconfirmed_vertex_heads(components: dict[int, Component], decisions: frozenset[int]) -> int:
-    """In a chart where no connector shows a head told apart at a node other than a decision,
-    clear every decision contact's arrowhead flag and mark it spread (`Contact.along`: its
-    thickness and ink say nothing of a head); returns how many flags were cleared.
+def without_unconfirmed_vertex_heads(components: dict[int, Component], decisions: frozenset[int]
+                                     ) -> dict[int, Component]:
+    """The connector pieces as the chart-flow vote (`chart_flow`) should see them: where no
+    two-ended connector shows a head told apart at a node other than a decision, copies in which
+    every decision contact has lost its arrowhead flag and is marked spread (`Contact.along`:
+    neither its thickness nor its ink votes); else ``components`` itself.
 
     A diamond's vertex widens and darkens the end of any connector that leaves it: the two
     sides' strokes meet in a wedge outside the node's box, 2.3-2.9 px thick on wild
     flowchart.js, where a 3x2-px head on a 1.5-px line passes no thickness test. There the
-    vertex was the only "head" the chart showed: read as a head upwards it turned a branch
-    around, and as the lone ballot of the flow vote a whole chart (ten edges) upwards. The
-    evidence is the chart's own: a renderer whose heads are seen (Mermaid, Graphviz,
-    PlantUML, sketches, default flowchart.js) shows one at some other node, one-sided on a
-    two-ended connector, and then a head at a decision (a loop back into a check) keeps its
-    say. Tuning (gold regions, fjsedge10_fjs and fjsedge9_fjs/_printedge6_fjs, 129 flowchart.js
-    charts): of the heads flagged at a decision, 4 of 4 in charts with no other head were
-    wrong, 77 of 78 in charts with one were right; on the guards (fjsedge10_guard, fjsedge9_guard,
-    wild Mermaid/Graphviz/PlantUML, and the hand-drawn fjsedge10_hand, fjsedge9_hand) every
-    decision head lies in a chart with another head, so the rule never fires there.
+    vertex was the only "head" the chart showed, and as the lone ballot of the vote it turned
+    whole charts upwards (fjsedge9_fjs/gen000028: ten edges). The evidence is the chart's own:
+    a renderer whose heads are seen shows one at some other node, and then a head at a decision
+    keeps its vote. Only the vote: the direction of each connector keeps the flag, since on
+    small wild Mermaid renders whose heads are not seen by thickness a head flagged at a
+    decision's top vertex was a real one (fjsedge10_mmd: clearing it there too turned one edge).
+    Tuning (gold regions, fjsedge10_fjs, fjsedge9_fjs, fjsedge9_printedge6_fjs): of the heads
+    flagged at a decision, 4 of 4 in charts with no other head were wrong, 77 of 78 in charts
+    with one were right.
     """
     if not decisions:
-        return 0
+        return components
     for c in components.values():
         ends = [ct for ct in c.contacts if ct.count >= 2]
         heads = [ct for ct in ends if ct.arrow]
         if len(ends) == 2 and len(heads) == 1 and heads[0].region not in decisions:
-            return 0
-    cleared = 0
-    for c in components.values():
-        for ct in c.contacts:
-            if ct.region in decisions and ct.count >= 2:
-                cleared += ct.arrow
-                ct.arrow, ct.along = False, True
-    return cleared
+            return components
+    out = {}
+    for k, c in components.items():
+        contacts = [replace(ct, arrow=False, along=True) if ct.region in decisions and ct.count >= 2 else ct
+                    for ct in c.contacts]
+        out[k] = replace(c, contacts=contacts)
+    return out
 
 
 def decision_source(c: Component, contacts: list[Contact], decisions: frozenset[int]) -> Contact | None:

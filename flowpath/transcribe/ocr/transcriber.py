@@ -470,9 +470,8 @@ class OCRTranscriber(Transcriber):
         seen: set[tuple[str, str, str | None]] = set()
         kinds = [infer_kind(nodes.shapes.get(i, "rect"), t) for i, t in enumerate(node_texts)]
         decisions = frozenset(i for i, k in enumerate(kinds) if k == "decision")
-        cx.drop_unconfirmed_vertex_heads(components, decisions)
         components = {k: _without_blank_labels(c, labels) for k, c in components.items()}
-        flow = cx.chart_flow(components, page.regions,
+        flow = cx.chart_flow(cx.without_unconfirmed_vertex_heads(components, decisions), page.regions,
                              ([i for i, k in enumerate(kinds) if k == "start"],
                               [i for i, k in enumerate(kinds) if k == "end"]))
         for k in sorted(components):
