@@ -623,10 +623,11 @@ def _without_blank_labels(c: cx.Component, texts: list[str]) -> cx.Component:
     connector run between two nodes survives the label-box opening (a 9x40-px "box" on the
     line into a decision), and scan specks beside a line make glyph clusters: on the tuning
     set fjsedge10_fjs 16 ways into a decision came back leaving it (`decision_source`).
-    Measured with the text held fixed (eval/flow_ab.py, gold regions): wild flowchart.js
-    (fjsedge10_fjs, fjsedge9_fjs, fjsedge9_printedge6_fjs; 67 charts) edge F1 0.766 -> 0.790,
-    default flowchart.js unchanged; guards (wild Mermaid/Graphviz/PlantUML, hand-drawn) equal
-    or better.
+    Measured with the text held fixed (eval/flow_ab.py, gold regions, beside the other rules of
+    5e3b394): wild flowchart.js (fjsedge10_fjs, fjsedge9_fjs, fjsedge9_printedge6_fjs; 67
+    charts) edge F1 0.766 without it, 0.790 with it; default flowchart.js unchanged; new wild
+    Mermaid tuning set fjsedge10_mmd (full pipeline) 0.916 -> 0.930; guards (wild
+    Mermaid/Graphviz/PlantUML, hand-drawn) equal or better.
     """
     kept = [b for b in c.label_boxes if tx.clean_label(texts[b])]
     return c if kept == c.label_boxes else replace(c, label_boxes=kept)
