@@ -57,7 +57,8 @@ def transform_annotations(ann: dict[str, Any], m: np.ndarray, width: int, height
 def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: tuple[float, float] = (0.6, 1.15),
             max_rotation: float = 1.5, p_jpeg: float = 0.5, quality: tuple[int, int] = (35, 90),
             fill: tuple[int, int, int] = (255, 255, 255),
-            max_blur: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+            max_blur: float | None = None, p_blur: float = 0.4,
+            blur: tuple[float, float] = (0.3, 1.1)) -> tuple[np.ndarray, dict[str, Any]]:
     """Randomly rescale, rotate slightly, blur, add noise, change contrast and JPEG-compress.
 
     Args:
@@ -69,6 +70,8 @@ def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: 
         fill: colour of the canvas a rotation uncovers (the chart's paper).
         max_blur: cap on the blur's sigma (px); the draw is the same, so a seed gives the same
             image wherever the cap does not bind.
+        p_blur, blur: chance of the Gaussian blur and its sigma range (px); the defaults keep
+            every generated set's random stream.
 
     Returns:
         ``(image, annotations)`` with annotations in the new image's pixels.
@@ -93,8 +96,8 @@ def augment(img: np.ndarray, ann: dict[str, Any], rng: random.Random, *, scale: 
         nw, nh = im.size
         rot = np.array([[c, s_, nw / 2 - c * w / 2 - s_ * h / 2], [-s_, c, nh / 2 + s_ * w / 2 - c * h / 2], [0, 0, 1]])
         m = (rot @ np.vstack([m, [0, 0, 1]]))[:2]
-    if rng.random() < 0.4:
-        sigma = rng.uniform(0.3, 1.1)
+    if rng.random() < p_blur:
+        sigma = rng.uniform(*blur)
         im = im.filter(ImageFilter.GaussianBlur(sigma if max_blur is None else min(sigma, max_blur)))
     if rng.random() < 0.4:
         im = ImageEnhance.Contrast(im).enhance(rng.uniform(0.75, 1.15))

@@ -200,32 +200,22 @@ BLURRED_SIGMA = (0.5, 1.1)
 def web_degrade(rng: random.Random, rgb: np.ndarray, size: float, fill: tuple[int, int, int]) -> np.ndarray:
     """``rgb`` passed through the wild renders' web-image pass, blur always on.
 
-    The steps and ranges of `data_gen.augment.augment` as `data_gen.pipeline._degrade` calls it
-    for a wild chart (no rescale, rotation up to 1 degree 35 % of the time, contrast 0.75-1.15
-    and noise sigma 2-8 40 % each, always JPEG at quality 40-85, PIL's filters), except that
-    the Gaussian blur is always applied with sigma from `BLURRED_SIGMA` under the renders' cap
-    (`WILD_MAX_BLUR_PER_TEXT_PX` x ``size``), and 25 % of lines are first downscaled to
+    `data_gen.augment.augment` as `data_gen.pipeline._degrade` calls it for a wild chart (no
+    rescale, rotation up to 1 degree, contrast, noise, always JPEG at quality 40-85), except
+    that the Gaussian blur is always applied with sigma from `BLURRED_SIGMA` under the renders'
+    cap (`WILD_MAX_BLUR_PER_TEXT_PX` x ``size``), and 25 % of lines are first downscaled to
     0.6-0.9 and scaled back (a web page's resized copy of the image).
     """
-    from PIL import ImageEnhance, ImageFilter
+    from data_gen.augment import augment
 
     if rng.random() < 0.25:
         f = rng.uniform(0.6, 0.9)
         small = cv2.resize(rgb, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         rgb = cv2.resize(small, (rgb.shape[1], rgb.shape[0]), interpolation=cv2.INTER_LINEAR)
-    im = Image.fromarray(np.ascontiguousarray(rgb))
-    if rng.random() < 0.35:
-        im = im.rotate(rng.uniform(-1.0, 1.0), resample=Image.BICUBIC, expand=True, fillcolor=fill)
-    sigma = min(rng.uniform(*BLURRED_SIGMA), WILD_MAX_BLUR_PER_TEXT_PX * size)
-    im = im.filter(ImageFilter.GaussianBlur(sigma))
-    if rng.random() < 0.4:
-        im = ImageEnhance.Contrast(im).enhance(rng.uniform(0.75, 1.15))
-    arr = np.asarray(im).astype(np.float32)
-    if rng.random() < 0.4:
-        arr = arr + np.random.default_rng(rng.randrange(2**31)).normal(0, rng.uniform(2, 8), arr.shape)
-    out = np.clip(arr, 0, 255).astype(np.uint8)
-    ok, enc = cv2.imencode(".jpg", out[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, rng.randint(40, 85)])
-    return cv2.imdecode(enc, cv2.IMREAD_COLOR)[:, :, ::-1].copy() if ok else out
+    out, _ = augment(np.ascontiguousarray(rgb), {"nodes": {}, "edges": []}, rng, scale=(1.0, 1.0),
+                     max_rotation=1.0, p_jpeg=1.0, quality=(40, 85), fill=fill,
+                     max_blur=WILD_MAX_BLUR_PER_TEXT_PX * size, p_blur=1.0, blur=BLURRED_SIGMA)
+    return out
 
 
 def render_line(rng: random.Random, font: Font, text: str, size: float, wild: bool = False,
