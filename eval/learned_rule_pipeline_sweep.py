@@ -69,12 +69,12 @@ class Replaying(OCRTranscriber):
             self.replayed += 1
         return out
 
-    def read(self, crops, line_height=None):
+    def read(self, crops, line_height=None, small_from=choice.SMALL_PRINT_FROM):
         k = crop_key(crops)
         if k not in self.cache:
             readings = self._second_opinion(crops, self.tesseract.read(crops))
             learned = None
-            if (line_height is not None and choice.SMALL_PRINT_FROM <= line_height < choice.SMALL_PRINT_BELOW
+            if (line_height is not None and small_from <= line_height < choice.SMALL_PRINT_BELOW
                     and any(c is not None for c in crops)):
                 eng = self._learned_or_none()
                 learned = eng.read(crops) if eng is not None else None

@@ -55,11 +55,14 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
     heights: list[float | None] = []
     first_read: list[list[Reading]] = []
 
+    from flowpath.transcribe.ocr.choice import SMALL_PRINT_FROM
+
     class Capturing(OCRTranscriber):
-        def read(self, crops: list[Any], line_height: float | None = None) -> list[Reading]:
+        def read(self, crops: list[Any], line_height: float | None = None,
+                 small_from: float = SMALL_PRINT_FROM) -> list[Reading]:
             captured.append(crops)
             heights.append(line_height)
-            first_read.append(super().read(crops, line_height))
+            first_read.append(super().read(crops, line_height, small_from))
             return first_read[-1]
 
     def asked(read: Any, which: str) -> Any:

@@ -279,3 +279,49 @@ def test_a_ten_px_web_font_is_small_print_for_the_learned_step():
     engine = _Fixed([Reading([(0, 0, 9, "Heat the oven")], 0.95, "textrec")])
     out = learned_opinion([crop], kept, lambda: engine, line_px)
     assert engine.calls == 1 and out[0].engine == "textrec"
+
+
+_NARROW = "/usr/share/fonts/truetype/liberation/LiberationSansNarrow-Regular.ttf"
+
+
+def _blurred_small_chart(sigma: float):
+    """Two nodes of 7-px Liberation Sans Narrow on a green fill, Gaussian-blurred by ``sigma`` px
+    and saved as JPEG 70: the wild look's degrade pass (`data_gen.augment`) on its smallest print."""
+    import cv2
+    from PIL import ImageFilter
+
+    from flowpath.geometry import Region
+    from flowpath.models.base import LabelledChart
+
+    img = Image.new("RGB", (360, 95), (232, 232, 232))
+    draw, font = ImageDraw.Draw(img), ImageFont.truetype(_NARROW, 7)
+    boxes = [(10, 10, 170, 44), (190, 10, 350, 44)]
+    for box, text in zip(boxes, ["Check the water level", "Apply the leaves"], strict=True):
+        draw.rectangle(box, outline=(4, 97, 50), width=2, fill=(120, 200, 140))
+        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, fill="black", font=font, anchor="mm")
+    if sigma:
+        img = img.filter(ImageFilter.GaussianBlur(sigma))
+    ok, enc = cv2.imencode(".jpg", np.asarray(img)[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 70])
+    assert ok
+    arr = cv2.imdecode(enc, cv2.IMREAD_COLOR)[:, :, ::-1].copy()
+    return LabelledChart(arr, arr, {chr(65 + i): Region(tuple(map(float, b))) for i, b in enumerate(boxes)})
+
+
+@require_torch
+@require_tesserocr
+@pytest.mark.skipif(not Path(_NARROW).is_file(), reason="needs the Debian font fonts-liberation")
+def test_blurred_print_measured_under_eight_px_is_read_by_the_learned_recogniser():
+    # a blur leaves 10-px-looking glyphs only a 5-px core over the ink bar: the chart measures
+    # 6.9 px, under SMALL_PRINT_FROM, yet it is the blurred print the recogniser reads best;
+    # its ink is all strong ink (`crops.strong_ink_share`), so the window opens lower there
+    from flowpath.transcribe.ocr import OCRTranscriber
+
+    tr = OCRTranscriber(workers=1)
+    blurred = tr([_blurred_small_chart(0.5)])[0]
+    assert blurred.meta["line_height"] < SMALL_PRINT_FROM
+    assert "textrec" in blurred.meta["node_engines"].values()
+    # the same print unblurred measures as small, but it has an anti-aliased rim: clean 7-px
+    # renders stay with tesseract (they are read better by it, textrec9_clean)
+    clean = tr([_blurred_small_chart(0.0)])[0]
+    assert clean.meta["line_height"] < SMALL_PRINT_FROM
+    assert "textrec" not in clean.meta["node_engines"].values()

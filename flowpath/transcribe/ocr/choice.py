@@ -61,6 +61,21 @@ SMALL_PRINT_BELOW = 14.0
 #: textrec9_gv 0.697 -> 0.718, textrec9_puml 0.870 -> 0.882) and changed nothing on clean renders
 #: (gvword9_dgv 0.969; half-scale Mermaid pumlword9_smallclean 0.886 -> 0.889, 7.0: 0.888)
 SMALL_PRINT_FROM = 8.0
+#: ...or this on blurred charts (`small_print_from`): a blur leaves 10-px glyphs a core of 5 px
+#: over the ink bar, so their line measures 6.9 px (tenth stretch: 2 of the 54 blurred, sigma >=
+#: 0.5, charts of textrec10_gv/_puml, pumlword10_a/_b, gvword10_a and the guards; 17 measure 8.3).
+#: Line heights come in steps of 1/0.72 px (6.9, 8.3): any bound in (5.6, 6.9] is the same
+BLURRED_SMALL_PRINT_FROM = 6.5
+#: a chart is blurred (or faint) when at least this share of its text ink is strong ink
+#: (`crops.strong_ink_share`): a sharp, contrasting glyph has a rim of anti-aliased pixels over the
+#: ink bar but under half way to its colour (clean charts: median share 0.66, 90th pct 0.79); a
+#: blur lowers the glyph's contrast until only its core clears the bar, and that core is strong
+#: (blurred charts: 75th pct 0.996). Chosen on the tuning sets' sub-8-px charts (shares 0.97 and
+#: 1.0 blurred; clean 0.74-0.81 and one 0.997): opening the window there, textrec10_gv 0.8456 ->
+#: 0.8553, pumlword10_b 0.8673 -> 0.8680, gvword9_mp 0.8526 -> 0.8612, the rest unchanged;
+#: opening it on every chart would also lower textrec9_clean 0.9272 -> 0.9265 (a clean 7-px serif
+#: chart, share 0.74). Any value in (0.81, 0.97] chooses the same charts
+BLURRED_SHARE_FROM = 0.9
 #: the learned reading wins where its confidence (mean character probability, 0-1) plus the margin
 #: for the engine that read the kept reading reaches the kept reading's confidence. Both 0 since the
 #: ninth stretch: with the weights fine-tuned on wild small print the learned reading no longer has
@@ -168,6 +183,15 @@ def prefer_learned(kept: Reading, learned: Reading, *, margin: float | None = No
     if margin is None:
         margin = LEARNED_MARGIN.get(kept.engine, 0.0)
     return learned.confidence + margin >= kept.confidence
+
+
+def small_print_from(strong_share: float | None) -> float:
+    """The lowest chart line height (px) the learned recogniser reads (step 3): `SMALL_PRINT_FROM`,
+    or `BLURRED_SMALL_PRINT_FROM` for a chart whose text is blurred (``strong_share``, the share of
+    its ink that is strong ink, `crops.strong_ink_share`, at least `BLURRED_SHARE_FROM`)."""
+    if strong_share is not None and strong_share >= BLURRED_SHARE_FROM:
+        return BLURRED_SMALL_PRINT_FROM
+    return SMALL_PRINT_FROM
 
 
 def learned_opinion(crops: Sequence[TextCrop | None], readings: Sequence[Reading],

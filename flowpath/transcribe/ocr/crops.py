@@ -408,6 +408,18 @@ def strong_ink(rgb: np.ndarray, fill: np.ndarray, dist: np.ndarray, ink: np.ndar
     return np.asarray(_channel_dot(diff, np.broadcast_to(axis, diff.shape)) > 0.5 * denom) & inside
 
 
+def strong_ink_share(inks: list[np.ndarray], strong: list[np.ndarray]) -> float | None:
+    """The share of the node interiors' ink (`chart_line_height`'s ``inks``) that is also strong ink
+    (`strong_ink`): a blur measure of the chart's text (None: no ink). A sharp, contrasting glyph
+    has a rim of anti-aliased pixels far enough from the fill to be ink but under half way to the
+    glyph colour; a blur lowers the glyph's contrast until only its core is ink, and all of that
+    core is strong, so the share rises towards 1 (`choice.small_print_from`)."""
+    n_ink = sum(int(np.count_nonzero(i)) for i in inks)
+    if n_ink == 0:
+        return None
+    return sum(int(np.count_nonzero(i & s)) for i, s in zip(inks, strong, strict=True)) / n_ink
+
+
 def chart_line_height(inks: list[np.ndarray], strong: list[np.ndarray]) -> float | None:
     """The chart's text line height (px): `median_line_height` of the node interiors' ink, or of
     their strong ink (`strong_ink`) where the glyphs ran together in the first.

@@ -43,7 +43,12 @@ from flowpath.graph import Edge, FlowChart, Node, infer_kind
 from flowpath.models.base import LabelledChart, Transcriber, Transcription
 from flowpath.transcribe.ocr import connectors as cx
 from flowpath.transcribe.ocr import text as tx
-from flowpath.transcribe.ocr.choice import learned_opinion, second_opinion
+from flowpath.transcribe.ocr.choice import (
+    SMALL_PRINT_FROM,
+    learned_opinion,
+    second_opinion,
+    small_print_from,
+)
 from flowpath.transcribe.ocr.crops import (
     SMALL_LINE,
     TextCrop,
@@ -51,6 +56,7 @@ from flowpath.transcribe.ocr.crops import (
     color_distance,
     fill_color,
     strong_ink,
+    strong_ink_share,
     to_label_crop,
     to_text_crop,
 )
@@ -205,9 +211,11 @@ class OCRTranscriber(Transcriber):
         return tr
 
     # -- engines -------------------------------------------------------------------------------
-    def read(self, crops: list[TextCrop | None], line_height: float | None = None) -> list[Reading]:
+    def read(self, crops: list[TextCrop | None], line_height: float | None = None,
+             small_from: float = SMALL_PRINT_FROM) -> list[Reading]:
         """Read node crops with the configured engine(s) (see ``engine``); ``line_height`` (the
-        chart's text line height, px) tells ``auto`` whether the chart is small print."""
+        chart's text line height, px) tells ``auto`` whether the chart is small print, from
+        ``small_from`` px up (`choice.small_print_from`)."""
         if self.engine == "rapidocr":
             assert self._handwriting is not None
             return self._handwriting.read(crops)
@@ -215,7 +223,8 @@ class OCRTranscriber(Transcriber):
         if self.engine == "auto":
             readings = self._second_opinion(crops, readings)
             if self.learned:
-                readings = learned_opinion(crops, readings, self._learned_or_none, line_height)
+                readings = learned_opinion(crops, readings, self._learned_or_none, line_height,
+                                           small_from=small_from)
         return readings
 
     def _learned_or_none(self) -> OCREngine | None:
@@ -307,6 +316,8 @@ class OCRTranscriber(Transcriber):
         # the glyphs' strong ink where a gradient or a blur ran them together (`chart_line_height`):
         # the node text and the connector steps both scale by this one height
         line_h = chart_line_height(glyph_ink, glyph_strong) or max(page.unit * 0.3, 12.0)
+        # blurred small print measures shorter than it is drawn: its window opens lower
+        small_from = small_print_from(strong_ink_share(glyph_ink, glyph_strong))
 
         crop_cpu: list[float] = []
 
@@ -316,7 +327,7 @@ class OCRTranscriber(Transcriber):
                                                           line_height=line_h)
                      for it in interiors]
             crop_cpu.append(time.thread_time() - t)
-            return self.read(crops, line_h)
+            return self.read(crops, line_h, small_from)
 
         # node crops are cleaned and read while the edge labels and connectors are traced:
         # OpenCV, numpy's large-array loops and tesseract release the GIL, so both cores work
