@@ -108,6 +108,13 @@ _DETAIL_RATE = 0.7
 _SHARED_OBJECT_RATE = 0.3
 
 
+
+def _settled_branch_question(clause: str, rng: random.Random) -> str:
+    """The documented settled-branch fact question ("What should be done if the glue is dry?")
+    for the clause that settles a check's branch; gold: the check and the branch's step."""
+    return rng.choice([f"What should be done if {clause}?", f"What happens when {clause}?",
+                       f"If {clause}, what should you do?"])
+
 def fact_chart(rng: random.Random, *, shared_object_rate: float = _SHARED_OBJECT_RATE,
                ) -> tuple[FlowChart, str, dict[str, tuple[str, _Detail, int]]]:
     """A procedural chart (`random_chart`, half the checks numeric) whose steps carry details:
@@ -171,9 +178,7 @@ def make_fact_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
             d, e = rng.choice(branch_edges)
             clause = settle(text[d], e.condition or "", rng)
             if clause is not None:
-                q = rng.choice([f"What should be done if {clause}?", f"What happens when {clause}?",
-                                f"If {clause}, what should you do?"])
-                add(q, reword(base(e.target), rng), [d, e.target])
+                add(_settled_branch_question(clause, rng), reword(base(e.target), rng), [d, e.target])
                 continue
         if details and r < 0.7:  # a step's detail, asked plainly, as yes/no, or with "if"/"when"
             n = rng.choice(sorted(details))
@@ -346,9 +351,7 @@ def make_hard_fact_questions(chart: FlowChart, chart_id: str, rng: random.Random
             d, e = rng.choice(branch_edges)
             clause = settle(text[d], e.condition or "", rng)
             if clause is not None:
-                q = rng.choice([f"What should be done if {clause}?", f"What happens when {clause}?",
-                                f"If {clause}, what should you do?"])
-                add(q, reword(base(e.target), rng), [d, e.target])
+                add(_settled_branch_question(clause, rng), reword(base(e.target), rng), [d, e.target])
                 continue
         if notes and r < 0.4:  # the step that tests what a check asks: that step alone
             p = rng.choice(sorted(notes))
