@@ -295,8 +295,8 @@ class OfflineReasoner(Reasoner):
             return Reasoning([], reason="the chart has no nodes", error="empty chart")
         try:
             question, answer = request.question or "", request.answer or ""
-            ctx = self._context(chart, question, answer)
             qtype = classify_question(question, answer)
+            ctx = self._context(chart, question, answer, qtype)
             ids, why = self._rules(ctx, qtype, question, answer)
             scorer = self._node_scorer(ctx)
             if scorer is not None and qtype in scorer.models and ids:
@@ -325,8 +325,8 @@ class OfflineReasoner(Reasoner):
 
             raise MissingDependencyError(f"node-scorer cues need semantic matching: {EXTRA_HINT}")
         question, answer = request.question or "", request.answer or ""
-        ctx = self._context(request.chart, question, answer)
         qtype = classify_question(question, answer)
+        ctx = self._context(request.chart, question, answer, qtype)
         ids, _ = self._rules(ctx, qtype, question, answer)
         cands, x = node_features(ctx, ids, self._cues(ctx, question, answer))
         return qtype, ids, cands, x
@@ -374,11 +374,13 @@ class OfflineReasoner(Reasoner):
                 "sem_q": ctx.index.similarity(question), "sem_a": ctx.index.similarity(answer),
                 "settled": settled, "taken": taken}
 
-    def _context(self, chart: FlowChart, question: str, answer: str) -> _ChartContext:
+    def _context(self, chart: FlowChart, question: str, answer: str, qtype: str) -> _ChartContext:
         """The chart's index, with the statement's texts embedded up front: the rules ask for
-        them one at a time, and one forward pass for all of them costs about as much as one."""
-        statement = [t for t in dict.fromkeys((question, answer, _story(question), *_scenario_texts(question),
-                                               *_fact_texts(question, answer))) if t.strip()]
+        them one at a time, and one forward pass for all of them costs about as much as one
+        (``qtype``, the question's type, says which texts its rules match)."""
+        extra = (_scenario_texts(question) if qtype == "applied_scenario"
+                 else _fact_texts(question, answer) if qtype == "fact_retrieval" else [])
+        statement = [t for t in dict.fromkeys((question, answer, _story(question), *extra)) if t.strip()]
         # many questions share a chart: keep the last chart's index while that chart object
         # holds the same content (compared by value, so an edit in place cannot go unseen)
         content = chart.to_dict()
@@ -1127,10 +1129,7 @@ def _question_core(question: str) -> str:
 
 def _fact_texts(question: str, answer: str) -> list[str]:
     """The texts the fact rules match besides the statement (the answer and question without
-    their setting clauses), so they join the statement's one forward pass; none for other
-    question types."""
-    if classify_question(question, answer) != "fact_retrieval":
-        return []
+    their setting clauses), so they join the statement's one forward pass."""
     return [_answer_core(answer), _question_core(question)]
 
 
@@ -1142,10 +1141,7 @@ def _condition_clauses(text: str) -> list[str]:
 
 def _scenario_texts(question: str) -> list[str]:
     """The texts the scenario rules embed besides the statement (its numbers' clauses, for
-    `_quantities_by_meaning`), so they join the statement's one forward pass; none for other
-    question types."""
-    if classify_question(question) != "applied_scenario":
-        return []
+    `_quantities_by_meaning`), so they join the statement's one forward pass."""
     from flowpath.reason.branches import value_clauses
 
     return [c for _, c in value_clauses(_story(question))]
