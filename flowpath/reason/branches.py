@@ -97,15 +97,23 @@ def _value_spans(statement: str) -> list[tuple[float, str, str, str]]:
         before = statement[max(0, m.start() - 60): m.start()]
         if _COMPARISON_BEFORE.search(before):
             continue
-        cuts = list(_BOUNDARY.finditer(before))
-        if cuts:
-            before = before[cuts[-1].end():]
-        after = statement[m.end(): m.end() + 40]
-        cut = _BOUNDARY.search(after)
-        if cut:
-            after = after[: cut.start()]
-        out.append((_value(m.group(1)), before, m.group(0), " ".join(after.split()[:3])))
+        out.append((_value(m.group(1)), _clause_tail(before), m.group(0), _words_after(statement, m.end())))
     return out
+
+
+def _clause_tail(before: str) -> str:
+    """The text before a number from its clause's start (after the last clause boundary)."""
+    cuts = list(_BOUNDARY.finditer(before))
+    return before[cuts[-1].end():] if cuts else before
+
+
+def _words_after(statement: str, end: int) -> str:
+    """Up to three words after a number ending at ``end``, within its clause."""
+    after = statement[end: end + 40]
+    cut = _BOUNDARY.search(after)
+    if cut:
+        after = after[: cut.start()]
+    return " ".join(after.split()[:3])
 
 
 def _stated_value(statement: str, subject: list[str]) -> float | None:
@@ -189,8 +197,8 @@ def branch_taken(decision: str, statement: str, *, min_overlap: float = 0.5) -> 
 # least 2,500") or by a level word for a quantity ("her score is low" against "above 600"). The
 # sentence encoder tells such readings apart about as well as chance, so they are read here from
 # a hand-written table of opposites (flowpath/resources/opposites, its README says where it
-# comes from). `read_check` is what the scenario path asks; `branch_taken` keeps its reading
-# unless asked for this one (``opposites=True``).
+# comes from). `read_check` is what the scenario path asks (the reasoner's
+# ``scenario_opposites``); `branch_taken` keeps its reading for the other paths.
 _OPPOSITES_FILE = Path(__file__).resolve().parents[1] / "resources" / "opposites" / "opposites.json"
 _WORD = re.compile(r"[a-z0-9]+")
 # words that negate what follows them in their clause ("did not pass", "never replied", "fails
@@ -354,13 +362,8 @@ def _bound_spans(statement: str) -> list[tuple[Callable[[float, float], bool], f
             if tail is None:
                 continue
             cmp = operator.ge if tail.group(1).lower() in ("more", "above", "higher", "over") else operator.le
-        cuts = list(_BOUNDARY.finditer(before))
-        if cuts:
-            before = before[cuts[-1].end():]
-        cut = _BOUNDARY.search(after)
-        if cut:
-            after = after[: cut.start()]
-        out.append((cmp, _value(m.group(1)), set(tokens(before)) | set(tokens(" ".join(after.split()[:3])))))
+        words = set(tokens(_clause_tail(before))) | set(tokens(_words_after(statement, m.end())))
+        out.append((cmp, _value(m.group(1)), words))
     return out
 
 
@@ -385,6 +388,11 @@ def _bound_branch(story: tuple[Callable[[float, float], bool], float],
     return "no" if apart else None
 
 
+def _subject_words(subject: list[str]) -> set[str]:
+    """The words a statement names a check's quantity by: not the "s" of "applicant's"."""
+    return {t for t in subject if len(t) > 1} or set(subject)
+
+
 def _own_levels(subject: list[str]) -> set[str]:
     """The level words of the quantity ``subject`` names itself ("young", "adult" for an age)."""
     table = _opposites()
@@ -407,7 +415,7 @@ def _level_branch(subject: list[str], cmp: Callable[[float, float], bool], state
     if cmp is operator.eq:
         return None
     table = _opposites()
-    subj = {t for t in subject if len(t) > 1} or set(subject)
+    subj = _subject_words(subject)
     own = [table.quantity_levels[t] for t in sorted(subj) if t in table.quantity_levels]
     sides: set[bool] = set()
     for clause in _BOUNDARY.split(statement):
@@ -448,7 +456,7 @@ def read_check(decision: str, statement: str, *, min_overlap: float = 0.5,
     thr = threshold(decision)
     if thr is not None:
         subject, cmp, value = thr
-        subj = {t for t in subject if len(t) > 1} or set(subject)  # not the "s" of "applicant's"
+        subj = _subject_words(subject)
         named = [(len(subj & words), v) for v, words in _numbers(statement) if subj & words]
         if named:
             v = max(named, key=lambda x: x[0])[1]
