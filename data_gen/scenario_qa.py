@@ -282,8 +282,7 @@ def _story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str
                              f"{y}, although {_lower_first(x)}."])
         settled[i: i + 2] = [joined]
     gold = list(path)
-    before = [p for p in chart.predecessors(path[0])
-              if kind[p] not in ("start", "end", "terminal", "decision") and p != target]
+    before = _steps_before(chart, kind, path[0], target)
     facts: list[str] = []
     if before and rng.random() < 0.4:
         # a step done just before the first settled check, told after the opening: gold
@@ -301,6 +300,12 @@ def _story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dict[str
     goal = _lower_first(reword(text[target], rng))
     answer = rng.choice([f"{name} should {goal}.", f"The next thing is to {goal}.", f"{goal[0].upper()}{goal[1:]}."])
     return " ".join([opening, *facts, ask]), answer, gold
+
+
+def _steps_before(chart: FlowChart, kind: dict[str, str], node: str, target: str) -> list[str]:
+    """The steps just before ``node`` (no terminal, no check, not the answer ``target``): what a
+    story may say was done just before its first settled check (gold when told)."""
+    return [p for p in chart.predecessors(node) if kind[p] not in ("start", "end", "terminal", "decision") and p != target]
 
 
 def _sentence(clause: str, name: str, rng: random.Random) -> str:
@@ -430,8 +435,7 @@ def _long_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: dic
             return None
         told.append(_sentence(clause, name, rng))
     gold = list(path)
-    preds = [p for p in chart.predecessors(path[0])
-             if kind[p] not in ("start", "end", "terminal", "decision") and p != target]
+    preds = _steps_before(chart, kind, path[0], target)
     facts: list[str] = []
     if preds and rng.random() < 0.4:
         facts.append(f"Just before this, {name} managed to {_lower_first(_short_object(text[preds[0]], rng))}.")
