@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from data_gen.pipeline import (
+    CONTENTS,
     OUTPUTS,
     RENDERERS,
     GenConfig,
@@ -82,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--end-labels", type=float, default=0.0,
                    help="fraction of Graphviz charts whose edge labels sit at one end of the edge "
                         "(taillabel/headlabel) instead of its middle")
+    p.add_argument("--content", choices=CONTENTS, default="any",
+                   help="procedural charts' text: any (code, how-to and wiki vocabularies), code (the code "
+                        "vocabulary only) or program (program charts in code symbols: identifiers, ==, !=, "
+                        "<=, %%, +=, calls, quotes, arr[i]; data_gen/code_qa.py)")
     p.add_argument("--contact-sheet", type=Path, default=None,
                    help="also write a contact-sheet PNG of the set (and of the SFT images)")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -133,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                         max_width=args.max_width, augment=args.augment, random_text=args.random_text,
                         graphviz=args.graphviz, renderers=args.renderers, photo=args.photo,
                         photo_hard=args.photo_hard, rasterizer=args.rasterizer, prefix=args.prefix,
-                        branchy=args.branchy, end_labels=args.end_labels)
+                        branchy=args.branchy, end_labels=args.end_labels,
+                        content=args.content)
         jobs = None
         if args.input:
             missing = [str(p) for p in args.input if not p.exists()]

@@ -152,6 +152,95 @@ def random_program(rng: random.Random) -> Program:
                    {"c": c, "b": b, "acc": acc, "x": x, "arr": arr}, test, limits, down)
 
 
+#: richer program vocabulary for `with_code_symbols`: identifiers with underscores, camelCase,
+#: attribute dots, calls and index expressions, as program charts written from real code have
+_SYM_COUNTERS = ["i", "j", "idx", "left_idx", "pos", "curIndex", "row_i"]
+_SYM_ACCUMULATORS = ["total_sum", "maxVal", "result", "even_count", "runningTotal", "best_score",
+                     "acc", "self.total", "num_found"]
+_SYM_ITEMS = ["x", "num", "cur_val", "item", "value", "nextItem", "elem"]
+_SYM_ARRAYS = ["nums", "arr", "values", "data_list", "inputArr", "self.items", "scores"]
+
+
+def with_code_symbols(p: Program, rng: random.Random) -> Program:
+    """``p`` with its node texts rewritten in the code symbols real program charts use:
+    identifiers with underscores and camelCase (``total_sum``, ``curIndex``), attribute dots
+    (``self.items``), ``==``, ``!=``, ``<=``, ``>=``, ``%``, ``+=``, ``-=``, ``++``, calls and
+    quotes (``print("Total:", total_sum)``, ``input('Enter values: ')``), ``len(nums) - 1``,
+    index expressions (``arr[i]``). Same graph, roles and edges; the words in ``say`` follow the new names. Used
+    for OCR tuning sets of code charts (``python -m data_gen OUT --content program``)."""
+    c, acc, x, arr = (rng.choice(v) for v in (_SYM_COUNTERS, _SYM_ACCUMULATORS, _SYM_ITEMS, _SYM_ARRAYS))
+    b = rng.choice(["n", "size", "maxSize", "n_items", f"len({arr})", f"len({arr}) - 1"])
+    k = p.limits.get("test", 0)
+    text: dict[str, str] = {}
+    old = {r: p.chart.nodes[n].text for r, n in p.role.items()}
+
+    def pick(*options: str) -> str:
+        return rng.choice(options)
+
+    text["start"] = pick("Start", "Begin", "START", f"def process({arr}):", f"Start find_total({arr})")
+    text["input"] = pick(f"Read {arr} and {b}" if "len" not in b else f"Read {arr}", f"Input {arr}",
+                         f"{arr} = input('Enter values: ')", f"{arr} = load_data(path)")
+    text["init_acc"] = pick(f"{acc} = 0", f"Set {acc} = 0", f"{acc} = 0.0", f"Initialize {acc} to 0")
+    if p.down:
+        text["init_c"] = pick(f"{c} = {b}", f"{c} = len({arr}) - 1", f"Set {c} = {b}")
+        text["loop"] = pick(f"{c} > 0?", f"{c} >= 0?", f"Is {c} >= 1?", f"while {c} > 0")
+        text["inc"] = pick(f"{c} -= 1", f"{c} = {c} - 1", f"{c}--")
+    else:
+        text["init_c"] = pick(f"{c} = 0", f"Set {c} = 0", f"{c} = 1")
+        text["loop"] = pick(f"{c} < {b}?", f"Is {c} < {b}?", f"{c} <= {b} - 1?", f"{c} != {b}?",
+                            f"while {c} < {b}", f"{c} < len({arr})?")
+        text["inc"] = pick(f"{c} += 1", f"{c} = {c} + 1", f"{c}++")
+    text["body"] = pick(f"{x} = {arr}[{c}]", f"{x} = {arr}.get({c})", f"Read {arr}[{c}] into {x}",
+                        f"{x} = int({arr}[{c}])")
+    add_x = (f"{acc} += {x}", f"{acc} = {acc} + {x}", f"{acc} = max({acc}, {x})", f"{acc} += {x} * 2")
+    if "add" in p.role:
+        text["add"] = pick(*add_x)
+    if p.test is not None:
+        text["test"] = {
+            "even": pick(f"{x} % 2 == 0?", f"Is {x} % 2 == 0?", f"{x} % 2 != 0?"),
+            "above": pick(f"{x} > {k}?", f"{x} >= {k}?", f"Is {x} > {k}?"),
+            "negative": pick(f"{x} < 0?", f"{x} <= 0?", f"Is {x} < 0?"),
+            "equals": pick(f"{x} == {k}?", f"{arr}[{c}] == {k}?", f"{x} != {k}?"),
+        }[p.test]
+        if p.test == "equals":
+            text["test_yes"] = pick(f"Return {c}", f"return {c}", f'print("Found at", {c})')
+        else:
+            text["test_yes"] = pick(*add_x)
+        if "test_no" in p.role:
+            text["test_no"] = (pick(f"{acc} -= {x}", f"{acc} = {acc} - {x}") if "-" in old["test_no"]
+                               else pick(f"print({x})", f"print('skip', {x})", f"Print {x}"))
+    if "post" in p.role:
+        post = p.limits["post"]
+        text["post"] = pick(f"{acc} > {post}?", f"Is {acc} >= {post}?", f"{acc} != {post}?")
+        text["post_yes"] = (pick("Return -1", "return -1", "return None") if "Return" in old["post_yes"]
+                            else pick("Print 'overflow'", 'print("Overflow!")', "raise ValueError('too big')"))
+        text["post_no"] = pick(f"Return {acc}", f"return {acc}", f'print("Total:", {acc})')
+    elif p.test == "equals":
+        text["post_no"] = pick("Return -1", "return -1", "print('Not found')")
+    else:
+        text["post_no"] = pick(f"Print {acc}", f"print({acc})", f"print('Result =', {acc})", f'print("Result:", {acc})')
+    text["end"] = pick("End", "Stop", "END", "return")
+    new_text = {nid: text[r] for r, nid in p.role.items() if r in text}
+    chart = FlowChart(p.chart.direction)
+    for n in p.chart:
+        chart.add_node(Node(n.id, new_text.get(n.id, n.text), n.shape))
+    for e in p.chart.edges:
+        chart.add_edge(e)
+    names = {"c": c, "b": b, "acc": acc, "x": x, "arr": arr}
+    say = {nid: _renamed(words, p.var, names) for nid, words in p.say.items()}
+    return Program(chart, dict(p.role), say, names, p.test, dict(p.limits), p.down)
+
+
+def _renamed(words: str, old: dict[str, str], new: dict[str, str]) -> str:
+    """``words`` with each whole-word variable name of ``old`` replaced by ``new``'s."""
+    import re
+
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(v) for v in sorted(old.values(), key=len, reverse=True))
+                         + r")(?![\w])")
+    back = {v: new[k] for k, v in old.items()}
+    return pattern.sub(lambda m: back[m.group(1)], words)
+
+
 def _number_for(kind: str, limit: int, yes: bool, rng: random.Random) -> int:
     """A value of the tested variable that sends a check of ``kind`` (even, above, negative,
     equals, or ``post``: the result above a limit) down its yes or no branch."""

@@ -111,6 +111,12 @@
     return (el.textContent || "").trim();
   }
 
+  // Mermaid 11's SVG labels (htmlLabels off) keep the entities its sanitiser wrote: the label
+  // `i < n` was drawn as the letters "i &lt; n" and `print("x")` as "print(&quot;x&quot;)";
+  // a browser (htmlLabels on) draws the characters, so they are put back
+  const ENTITIES = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'", "&amp;": "&"};
+  const ENTITY_RE = /&(?:lt|gt|quot|#39|#x27|amp);/g;
+
   function mergeTspans(root) {
     // Mermaid writes one inner <tspan> per word; cairosvg anchors each tspan on its own, so a
     // centred line would pile its words on top of each other. One text run per line fixes it.
@@ -118,7 +124,8 @@
       const inner = outer.querySelectorAll("tspan");
       if (!inner.length) continue;
       const first = inner[0];
-      const txt = Array.from(inner).map((t) => t.textContent).join("").replace(/\s+/g, " ").trim();
+      const txt = Array.from(inner).map((t) => t.textContent).join("").replace(/\s+/g, " ").trim()
+        .replace(ENTITY_RE, (e) => ENTITIES[e]);
       for (const t of inner) if (t !== first) t.remove();
       first.textContent = txt;
     }

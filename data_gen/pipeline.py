@@ -62,6 +62,10 @@ class ChartJob:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+#: ``--content`` choices (`GenConfig.content`)
+CONTENTS = ("any", "code", "program")
+
+
 @dataclass
 class GenConfig:
     """Options of one generation run (CLI flags map 1:1)."""
@@ -92,9 +96,15 @@ class GenConfig:
     #: fraction of Graphviz charts whose edge labels sit at one end of the edge (``taillabel`` or
     #: ``headlabel``, `data_gen.graphviz.to_dot`) rather than at its middle
     end_labels: float = 0.0
+    #: what the procedural charts say: ``any`` (`random_flowchart`'s three vocabularies),
+    #: ``code`` (its code vocabulary only) or ``program`` (`data_gen.code_qa.random_program`
+    #: charts in code symbols, `data_gen.code_qa.with_code_symbols`: OCR tuning sets of code)
+    content: str = "any"
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
+        if self.content not in CONTENTS:
+            raise ValueError(f"unknown content {self.content!r}; expected one of {CONTENTS}")
         bad = [s for s in self.styles if s not in FAMILIES]
         if bad:
             raise ValueError(f"unknown style families {bad}; expected some of {FAMILIES}")
@@ -120,8 +130,14 @@ def procedural_jobs(cfg: GenConfig) -> Iterator[ChartJob]:
     for i in range(cfg.count):
         rng = random.Random(f"{cfg.seed}:{i}")
         family = cfg.styles[i % len(cfg.styles)]
-        chart, domain = random_flowchart(rng, min_nodes=cfg.min_nodes, max_nodes=cfg.max_nodes,
-                                         branchy=cfg.branchy)
+        if cfg.content == "program":
+            from data_gen.code_qa import random_program, with_code_symbols
+
+            chart, domain = with_code_symbols(random_program(rng), rng).chart, "code"
+        else:
+            chart, domain = random_flowchart(rng, min_nodes=cfg.min_nodes, max_nodes=cfg.max_nodes,
+                                             branchy=cfg.branchy,
+                                             domain="code" if cfg.content == "code" else None)
         meta: dict[str, Any] = {}
         if cfg.random_text and rng.random() < cfg.random_text:
             chart = random_text_labels(chart, rng)
