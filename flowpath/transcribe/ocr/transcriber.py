@@ -32,7 +32,7 @@ import logging
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import cv2
@@ -49,6 +49,7 @@ from flowpath.transcribe.ocr.choice import (
     second_opinion,
     small_print_from,
 )
+from flowpath.transcribe.ocr.code_text import mend_node_texts
 from flowpath.transcribe.ocr.crops import (
     SMALL_LINE,
     TextCrop,
@@ -485,12 +486,15 @@ class OCRTranscriber(Transcriber):
         labels = self._read_labels(page, boxes, components, nodes.line_h)
         node_readings = nodes.reading.result()
         node_texts = self._texts(node_readings)
+        spell = None
         if nodes.line_h < SMALL_LINE:  # small print loses thin strokes: "deadine" (issue 14)
             # mended against the chart's own words first: what any engine read in any node;
             # capitals read by the handwriting engine are handwriting, not acronyms
             chart = tx.chart_words([*node_texts, *(a for r in node_readings for a in r.alternates)])
-            node_texts = [tx.correct_spelling(t, self.lang, chart, keep_acronyms=r.engine != "rapidocr")
-                          for t, r in zip(node_texts, node_readings, strict=True)]
+            spell = [partial(tx.correct_spelling, lang=self.lang, chart=chart, keep_acronyms=r.engine != "rapidocr")
+                     for r in node_readings]
+        # spelling, and on a program chart code mending (identifiers kept from spelling)
+        node_texts = mend_node_texts(node_texts, spell)
         problems: list[str] = []
         fc = FlowChart("TD")
         for i, letter in enumerate(page.letters):
