@@ -124,8 +124,8 @@ def mend_code(text: str, names: Counter[str]) -> str:
     ('elem = values[left_idx]', 'y = nums[i]')
     >>> mend_code("Isi >= 1?", names), mend_code("xX % 2 == 0?", names), mend_code("while i > O", names)
     ('Is i >= 1?', 'x % 2 == 0?', 'while i > 0')
-    >>> mend_code("it+", names), mend_code("left idx = leftidx+1", names)
-    ('i++', 'left_idx = left_idx+1')
+    >>> mend_code("it+", names), mend_code("left idx = leftidx+1", names), mend_code("cur Index", names)
+    ('i++', 'left_idx = left_idx+1', 'curIndex')
     """
     # a one-letter name read twice in two cases: "xX" (the glyph's two sizes)
     text = re.sub(r"(?<![A-Za-z0-9_])([A-Za-z])([A-Za-z])(?![A-Za-z0-9_])",
@@ -144,11 +144,15 @@ def mend_code(text: str, names: Counter[str]) -> str:
     text = re.sub(r"(?<![A-Za-z0-9_.])([A-Za-z_]\w*?)t\++(?![\w+])",
                   lambda m: f"{m.group(1)}++" if m.group(1) in names and f"{m.group(1)}t" not in names
                   else m.group(0), text)
-    # an underscore read as a space ("row i" for the chart's row_i)
+    # an underscore or a camelCase join read as a space ("row i" for the chart's row_i,
+    # "running Total" for runningTotal)
     for name in names:
         parts = name.split("_")
         if len(parts) == 2 and all(parts):
             text = re.sub(rf"(?<![\w.]){re.escape(parts[0])}(?: _ ?| ){re.escape(parts[1])}(?!\w)", name, text)
+        camel = re.fullmatch(r"([a-z]+)([A-Z][A-Za-z0-9]*)", name)
+        if camel:
+            text = re.sub(rf"(?<![\w.]){camel.group(1)} {camel.group(2)}(?!\w)", name, text)
 
     def mend_name(m: re.Match[str]) -> str:
         name = _split_camel_l(m.group(0))
@@ -180,7 +184,7 @@ _KEYWORDS = ("return", "print", "read", "while", "start", "stop", "end", "input"
 def _keyword(tok: str, names: Counter[str]) -> str:
     """``tok`` snapped to the one statement word (`_KEYWORDS`) within one edit (two from six
     letters), case kept; unchanged when it is a word, a chart name or near no keyword."""
-    m = re.fullmatch(r"([^A-Za-z]*)([A-Za-z]{3,})([^A-Za-z0-9_]*)", tok)
+    m = re.fullmatch(r"([^A-Za-z]*)([A-Za-z]{3,})((?:[^A-Za-z_].*)?)", tok)  # "Retum-1"
     if m is None or m.group(2) in names or _known(m.group(2)):
         return tok
     word = m.group(2)
