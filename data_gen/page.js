@@ -120,15 +120,28 @@
   function mergeTspans(root) {
     // Mermaid writes one inner <tspan> per word; cairosvg anchors each tspan on its own, so a
     // centred line would pile its words on top of each other. One text run per line fixes it.
+    const runs = [];
     for (const outer of root.querySelectorAll("tspan.text-outer-tspan")) {
       const inner = outer.querySelectorAll("tspan");
       if (!inner.length) continue;
       const first = inner[0];
-      const txt = Array.from(inner).map((t) => t.textContent).join("").replace(/\s+/g, " ").trim()
-        .replace(ENTITY_RE, (e) => ENTITIES[e]);
+      const txt = Array.from(inner).map((t) => t.textContent).join("").replace(/\s+/g, " ").trim();
       for (const t of inner) if (t !== first) t.remove();
-      first.textContent = txt;
+      runs.push({outer, first, txt});
     }
+    // an entity Mermaid wrapped across two lines ("&q" / "uot;") is put back on the first
+    for (let i = 0; i + 1 < runs.length; i++) {
+      const a = runs[i], b = runs[i + 1];
+      if (a.outer.parentNode !== b.outer.parentNode) continue;
+      const head = /&#?\w*$/.exec(a.txt);
+      if (!head) continue;
+      const tail = Object.keys(ENTITIES).map((e) => e.slice(head[0].length))
+        .find((t, k) => Object.keys(ENTITIES)[k].startsWith(head[0]) && t && b.txt.startsWith(t));
+      if (tail === undefined) continue;
+      a.txt += tail;
+      b.txt = b.txt.slice(tail.length).trim();
+    }
+    for (const r of runs) r.first.textContent = r.txt.replace(ENTITY_RE, (e) => ENTITIES[e]);
   }
 
   function bake(root) {

@@ -21,6 +21,10 @@ def test_code_symbols_are_drawn_and_recorded_as_characters(renderer):
     texts = {n["id"]: n["text"].replace("\n", " ") for n in out.nodes}  # Mermaid wraps long lines
     assert texts == {"A": "i < n?", "B": 'print("Total:", total_sum)', "C": "x = arr[i] & mask"}
     assert [e["label"] for e in out.edges if e.get("label")] == ["a <= b"]
+    # a long label Mermaid wraps inside an entity ("&q" / "uot;") is drawn whole too
+    long = 'flowchart TD\n    A["print(#quot;Overflow!#quot;) and print(#quot;Total:#quot;, running_total_sum)"]'
+    for n in renderer.render(long).nodes:
+        assert "&" not in n["text"] and "quot" not in n["text"], n["text"]
 
 
 def test_code_symbols_keep_the_program_and_speak_in_code():
