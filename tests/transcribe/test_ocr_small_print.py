@@ -144,3 +144,14 @@ def test_a_camel_case_identifier_is_mended_part_by_part():
     # mended whole it was the nearest long English word ("Valuator")
     assert correct_spelling("raise ValueErtor") == "raise ValueError"
     assert correct_spelling("Raise ValurError") == "Raise ValueError"
+
+
+@require_symspellpy
+def test_programming_words_are_no_misreads():
+    from flowpath.transcribe.ocr.text import chart_words, correct_spelling
+
+    # the English frequency list has "confirm", not "config": a right reading was "mended"
+    assert correct_spelling("Return config, args") == "Return config, args"
+    # and a misread of one goes to it when the chart wrote it elsewhere
+    assert correct_spelling("Release the lock on canfig", chart=chart_words(["Yield the next config"])) \
+        == "Release the lock on config"

@@ -417,10 +417,23 @@ def _by_length(n: int, edits: int) -> list[str]:
     return [w for w in frequency_words() if abs(len(w) - n) <= edits]
 
 
+#: programming words the English frequency list lacks (it is of running text: ``confirm``,
+#: not ``config``): spelling took them for misreads and "mended" them when read right
+#: (``config`` -> ``confirm``, ``args`` -> ``arts``), and could not mend a misread of one toward
+#: it when the chart wrote it elsewhere (`chart_words` holds known words only). They count as
+#: rare words (`_CODE_WORD_COUNT`), so an English word at the same edits still wins a tie
+_CODE_WORDS = ("args kwargs argv config configs json yaml toml csv xml html http https url urls uri api sql "
+               "repo bool enum async idx num nums param params env tmp src dst utf ascii stdin stdout "
+               "stderr cli gpu cpu sys npm oauth jwt uuid sha libs func const cls attr attrs iter dtype "
+               "ndarray numpy ctx cfg util utils calc buf ptr addr cnt vals elems").split()
+_CODE_WORD_COUNT = 100_000
+
+
 @lru_cache(maxsize=1)
 def frequency_words() -> dict[str, int]:
     """Lower-case English word -> corpus count, from the frequency list shipped in the
-    ``symspellpy`` wheel (82,765 words); empty when ``symspellpy`` is not installed."""
+    ``symspellpy`` wheel (82,765 words), with the programming words of `_CODE_WORDS`; empty when
+    ``symspellpy`` is not installed."""
     import importlib.util
     from pathlib import Path
 
@@ -431,4 +444,5 @@ def frequency_words() -> dict[str, int]:
     if not path.is_file():
         return {}
     toks = path.read_text(encoding="utf-8").split()  # "word count" lines
-    return {w: int(n) for w, n in zip(toks[0::2], toks[1::2], strict=False) if w.isalpha()}
+    words = {w: int(n) for w, n in zip(toks[0::2], toks[1::2], strict=False) if w.isalpha()}
+    return {**dict.fromkeys(_CODE_WORDS, _CODE_WORD_COUNT), **words}
