@@ -118,3 +118,40 @@ def test_capitals_are_acronyms_in_print_and_slips_in_handwriting():
     # a print engine's "JSON" is an acronym; the handwriting engine's "CHEK" is a slip
     assert correct_spelling("Decode the data from JSON") == "Decode the data from JSON"
     assert correct_spelling("CHEK THE DOOR", keep_acronyms=False) == "CHECK THE DOOR"
+
+
+@require_symspellpy
+def test_words_run_together_are_cut_into_the_charts_words():
+    from flowpath.transcribe.ocr.text import chart_words, correct_spelling
+
+    chart = chart_words(["Collect the bowl", "then increment index", "Read request.body"])
+    # the line recognisers lose a tight space; mended whole, the run became a long word
+    assert correct_spelling("Collectthe bowl") == "Collective bowl"
+    assert correct_spelling("Collectthe bowl", chart=chart) == "Collect the bowl"
+    assert correct_spelling("thenincrement index", chart=chart) == "then increment index"
+    assert correct_spelling("Retrieve requestbody", chart=chart) == "Retrieve request body"
+    # a word one edit from an English word is a misread, not a run ("atend" is not "at end")
+    assert correct_spelling("Atend", chart=chart_words(["the end"])) == "Attend"
+    # pieces the chart never read are no cut
+    assert correct_spelling("deanup", chart=chart) == correct_spelling("deanup")
+
+
+@require_symspellpy
+def test_a_camel_case_identifier_is_mended_part_by_part():
+    from flowpath.transcribe.ocr.text import correct_spelling
+
+    assert correct_spelling("raise ValueError") == "raise ValueError"
+    # mended whole it was the nearest long English word ("Valuator")
+    assert correct_spelling("raise ValueErtor") == "raise ValueError"
+    assert correct_spelling("Raise ValurError") == "Raise ValueError"
+
+
+@require_symspellpy
+def test_programming_words_are_no_misreads():
+    from flowpath.transcribe.ocr.text import chart_words, correct_spelling
+
+    # the English frequency list has "confirm", not "config": a right reading was "mended"
+    assert correct_spelling("Return config, args") == "Return config, args"
+    # and a misread of one goes to it when the chart wrote it elsewhere
+    assert correct_spelling("Release the lock on canfig", chart=chart_words(["Yield the next config"])) \
+        == "Release the lock on config"

@@ -255,6 +255,14 @@ _LONG_EDITS = 3
 #: a word in capitals this short is an acronym (JSON, HTTP, CSV), not a misread English word;
 #: longer ones (``SMOOTHH``, a title in capitals) are still corrected
 _ACRONYM = re.compile(r"[A-Z]{3,5}")
+#: words of two letters or one a run-together reading may hold between the chart's words
+#: (`_run_together`): function words; a longer piece must be one of the chart's own words
+_SHORT_PIECES = frozenset({"a", "i", "an", "as", "at", "be", "by", "do", "if", "in", "is", "it", "no", "of",
+                           "on", "or", "so", "to", "up", "we"})
+#: a run-together token is cut into at most this many words
+_MAX_PIECES = 3
+#: the parts of a CamelCase identifier (``ValueError``, ``RalseValueEror``)
+_CAMEL_PART = re.compile(r"[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])")
 
 
 def chart_words(texts: Iterable[str]) -> Counter[str]:
@@ -305,16 +313,88 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
             out.append(tok)
             continue
         word = m.group(2)
+        if re.search(r"[a-z][A-Z]", word):
+            out.append(m.group(1) + _mend_camel(word, freq, chart) + m.group(3))
+            continue
+        pieces = _run_together(word.lower(), chart) if chart and not word.isupper() else None
+        if pieces:
+            out.append(m.group(1) + " ".join([_as_cased(word, pieces[0]), *pieces[1:]]) + m.group(3))
+            continue
         best = (_nearest_word(word.lower(), chart) if chart and len(word) >= 3 else None) \
             or _nearest_word(word.lower(), freq)
         if best is not None:
-            if word.isupper() and len(word) > 1:
-                best = best.upper()
-            elif word[0].isupper():
-                best = best[0].upper() + best[1:]
-            tok = m.group(1) + best + m.group(3)
+            tok = m.group(1) + _as_cased(word, best) + m.group(3)
         out.append(tok)
     return " ".join(out)
+
+
+def _as_cased(word: str, new: str) -> str:
+    """``new`` in the case of ``word`` (all capitals, a capital first, or lower case)."""
+    if word.isupper() and len(word) > 1:
+        return new.upper()
+    if word[0].isupper():
+        return new[0].upper() + new[1:]
+    return new
+
+
+def _mend_camel(word: str, freq: Mapping[str, int], chart: Counter[str] | None) -> str:
+    """A CamelCase identifier with each unknown part of three letters or more mended on its own
+    (``ValurError`` -> ``ValueError``); as read when a part is shorter (``EnJ``: a misread, not an
+    identifier; mended whole like any word). Mended whole, an identifier became the nearest long
+    English word (``ValueErtor`` -> ``Valuator``)."""
+    parts = _CAMEL_PART.findall(word)
+    if "".join(parts) != word or any(len(p) < 3 for p in parts):
+        best = (_nearest_word(word.lower(), chart) if chart else None) or _nearest_word(word.lower(), freq)
+        return word if best is None else _as_cased(word, best)
+    mended = []
+    for p in parts:
+        low = p.lower()
+        best = None if low in freq else (_nearest_word(low, chart) if chart else None) or _nearest_word(low, freq)
+        mended.append(p if best is None else _as_cased(p, best))
+    return "".join(mended)
+
+
+def _run_together(word: str, chart: Counter[str]) -> list[str] | None:
+    """``word`` (lower case, in no dictionary) cut into two or three of the chart's own words, or
+    None. Small print set tight loses the space between words (``thenincrement``,
+    ``requestbody`` for ``request.body``, ``mixthe``); the line recognisers then read them as
+    one, and spelling mended the run to the nearest long word (``Collectthe`` -> ``Collective``).
+    Every piece of three letters or more must have been read in the chart (`chart_words`), a
+    shorter one be a function word (`_SHORT_PIECES`); a word one edit from an English word is a
+    misread, not a run (``atend`` is ``attend``, not ``at end``). Of the cuts, the fewest pieces
+    and then the most frequent words win."""
+    n = len(word)
+    if n < 5:
+        return None
+    freq = frequency_words()
+    # best[j]: (score, pieces) of the best cut of word[:j]; a piece costs more than any word's
+    # log frequency gains, so fewer pieces always win
+    best: list[tuple[float, list[str]] | None] = [None] * (n + 1)
+    best[0] = (0.0, [])
+    for j in range(1, n + 1):
+        for i in range(j):
+            prev = best[i]
+            piece = word[i:j]
+            if prev is None or len(prev[1]) >= _MAX_PIECES:
+                continue
+            if not (piece in _SHORT_PIECES if len(piece) <= 2 else piece in chart):
+                continue
+            score = prev[0] + math.log(freq.get(piece, 1)) - 30.0
+            if best[j] is None or score > best[j][0]:  # type: ignore[index]
+                best[j] = (score, [*prev[1], piece])
+    found = best[n]
+    # the edit search last: it costs ~1 ms, and most unknown words have no cut
+    if found is None or len(found[1]) < 2 or _within_one_edit(word):
+        return None
+    return found[1]
+
+
+def _within_one_edit(word: str) -> bool:
+    """Whether a word of the frequency list is at most one edit from ``word``."""
+    from rapidfuzz import process
+
+    return process.extractOne(word, _by_length(len(word), 1), scorer=Levenshtein.distance,
+                              score_cutoff=1) is not None
 
 
 def _nearest_word(word: str, freq: Mapping[str, int]) -> str | None:
@@ -340,10 +420,23 @@ def _by_length(n: int, edits: int) -> list[str]:
     return [w for w in frequency_words() if abs(len(w) - n) <= edits]
 
 
+#: programming words the English frequency list lacks (it is of running text: ``confirm``,
+#: not ``config``): spelling took them for misreads and "mended" them when read right
+#: (``config`` -> ``confirm``, ``args`` -> ``arts``), and could not mend a misread of one toward
+#: it when the chart wrote it elsewhere (`chart_words` holds known words only). They count as
+#: rare words (`_CODE_WORD_COUNT`), so an English word at the same edits still wins a tie
+_CODE_WORDS = ("args kwargs argv config configs json yaml toml csv xml html http https url urls uri api sql "
+               "repo bool enum async idx num nums param params env tmp src dst utf ascii stdin stdout "
+               "stderr cli gpu cpu sys npm oauth jwt uuid sha libs func const cls attr attrs iter dtype "
+               "ndarray numpy ctx cfg util utils calc buf ptr addr cnt vals elems").split()
+_CODE_WORD_COUNT = 100_000
+
+
 @lru_cache(maxsize=1)
 def frequency_words() -> dict[str, int]:
     """Lower-case English word -> corpus count, from the frequency list shipped in the
-    ``symspellpy`` wheel (82,765 words); empty when ``symspellpy`` is not installed."""
+    ``symspellpy`` wheel (82,765 words), with the programming words of `_CODE_WORDS`; empty when
+    ``symspellpy`` is not installed."""
     import importlib.util
     from pathlib import Path
 
@@ -354,4 +447,5 @@ def frequency_words() -> dict[str, int]:
     if not path.is_file():
         return {}
     toks = path.read_text(encoding="utf-8").split()  # "word count" lines
-    return {w: int(n) for w, n in zip(toks[0::2], toks[1::2], strict=False) if w.isalpha()}
+    words = {w: int(n) for w, n in zip(toks[0::2], toks[1::2], strict=False) if w.isalpha()}
+    return {**dict.fromkeys(_CODE_WORDS, _CODE_WORD_COUNT), **words}
