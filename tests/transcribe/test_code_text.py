@@ -77,12 +77,12 @@ def test_spelling_keeps_identifiers_on_code_charts_only():
     from flowpath.transcribe.ocr.code_text import mend_node_texts
     from flowpath.transcribe.ocr.text import correct_spelling
 
-    code = ["maxVal = 0", "nums = load(path)", "Read nums", "maxVal = max(maxVal, x)", "Retum maxVal"]
+    code = ["curr = 0", "lst = load(path)", "Read lst", "curr = max(curr, x)", "Retum curr"]
     spell = [correct_spelling] * len(code)
-    # the English pass alone turns the name maxVal into "manual" and nums into "nuts"
-    assert correct_spelling("Read nums maxVal") != "Read nums maxVal"
-    assert mend_node_texts(code, spell) == ["maxVal = 0", "nums = load(path)", "Read nums",
-                                            "maxVal = max(maxVal, x)", "Return maxVal"]
+    # the English pass alone turns the names curr and lst into "cure" and "list"
+    assert correct_spelling("Read lst curr") != "Read lst curr"
+    assert mend_node_texts(code, spell) == ["curr = 0", "lst = load(path)", "Read lst",
+                                            "curr = max(curr, x)", "Return curr"]
     # a chart that is not code gets the spelling pass exactly as before
     words = ["Mix the dough", "Is the deadine past?", "Cool te bowl"]
     assert mend_node_texts(words, [correct_spelling] * 3) == [correct_spelling(t) for t in words]
