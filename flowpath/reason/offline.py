@@ -264,6 +264,17 @@ class OfflineReasoner(Reasoner):
         # answer when another step past its settled checks states the answer about as well
         # (generated QA, scen10_val)
         self.scenario_avoid_untaken = True
+        # how-to stories settle checks in everyday words no rule reads ("the spare bulges at the
+        # bottom" for "Does the spare look underinflated?"): a story sentence after the opening
+        # whose nearest node (raw embedding cosine, at least this) is a check upstream of the
+        # answer settles it on the one branch leading on to the answer (generated QA,
+        # howto11_val); None: off
+        self.scenario_check_by_meaning: float | None = 0.2
+        # a fact question's "if"/"when" clause said in everyday words ("if the frame stands rock
+        # solid") names the check before the answer step when that check is the clause's nearest
+        # node (raw embedding cosine, at least this) and its labelled branch leads to the answer
+        # (generated QA, howto11_val); None: off
+        self.fact_condition_by_meaning: float | None = 0.2
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -607,6 +618,8 @@ class OfflineReasoner(Reasoner):
         text = ctx.chart.nodes[n].text or ""
         if self.fact_embedded_questions:
             question, answer = _without_embedded_questions(question), _without_embedded_questions(answer)
+        if self._condition_by_meaning(ctx, n, best, _condition_clauses(question)):
+            return True
         for clause in _condition_clauses(question) + _condition_clauses(answer):
             sc = ctx.index.scores(clause, semantic=False)
             # a clause whose words the answer's own step holds more of ("when it is time to
@@ -616,6 +629,28 @@ class OfflineReasoner(Reasoner):
                     not self.fact_condition_over_answer or sc[n][1] >= sc[best][1]):
                 return True
             if states_quantity(text, clause):
+                return True
+        return False
+
+    def _condition_by_meaning(self, ctx: _ChartContext, check: str, best: str, clauses: list[str]) -> bool:
+        """How-to fact questions (``--style howto``): a conditional clause in everyday words
+        ("if the thermometer stays at 36.8") names ``check``, the check just before the answer
+        step ``best``, when a labelled branch of it leads to ``best`` and the check is the
+        clause's nearest node by raw embedding cosine (at least ``fact_condition_by_meaning``).
+        A clause about a step ("when you warm up the oil") is nearer that step, and one whose
+        words the answer step holds more of than the check ("when you note the retry count", a
+        step that notes what the check tests) is about the step."""
+        if ctx.index.encoder is None or self.fact_condition_by_meaning is None:
+            return False
+        if not any(e.target == best and cond is not None for e, cond in branches(ctx.chart, check)):
+            return False
+        for clause in clauses:
+            held = ctx.index.scores(clause, semantic=False)
+            if held[best][1] > held[check][1]:
+                continue
+            sim = ctx.index.similarity(clause, raw=True)
+            top = max(sim, key=lambda n: sim[n])
+            if top == check and sim[top] >= self.fact_condition_by_meaning:
                 return True
         return False
 
@@ -711,6 +746,49 @@ class OfflineReasoner(Reasoner):
             out[d] = self._branch_toward(ctx, d, taken, target)
         for d, taken in self._quantities_by_meaning(ctx, statement, upstream, out).items():
             out[d] = self._branch_toward(ctx, d, taken, target)
+        if target is not None:
+            for d, t in self._checks_by_meaning(ctx, statement, upstream, out, target).items():
+                out[d] = t
+        return out
+
+    def _checks_by_meaning(self, ctx: _ChartContext, statement: str, upstream: set[str],
+                           settled: dict[str, str | None], target: str) -> dict[str, str]:
+        """How-to stories (``--style howto``): checks the story settles in words of its own
+        (`_checks_named_by_sentences`), upstream of ``target`` and not settled otherwise; the
+        branch is the one way on to ``target`` that does not come back through the check (the
+        story reached the answer through it). Nothing when both branches lead on."""
+        import networkx as nx
+
+        out: dict[str, str] = {}
+        for d in self._checks_named_by_sentences(ctx, statement):
+            if d in settled or d not in upstream:
+                continue
+            onward = nx.restricted_view(ctx.g, [d], [])
+            toward = {e.target for e in ctx.chart.out_edges(d)
+                      if e.target == target or nx.has_path(onward, e.target, target)}
+            if len(toward) == 1:
+                out[d] = toward.pop()
+        return out
+
+    def _checks_named_by_sentences(self, ctx: _ChartContext, statement: str) -> dict[str, int]:
+        """Checks a story's sentences after the opening (which names the task) speak of: each
+        check that is some sentence's nearest node by raw embedding cosine, at
+        ``scenario_check_by_meaning`` or more, with the index of its first such sentence in the
+        story ("the spare bulges at the bottom" for "Does the spare look underinflated?"). Empty
+        without an encoder."""
+        index = ctx.index
+        if index.encoder is None or self.scenario_check_by_meaning is None:
+            return {}
+        sentences = _sentences(_story(statement))[1:]
+        if not sentences:
+            return {}
+        sims = index.node_vectors() @ index.encoder.encode(sentences).T
+        out: dict[str, int] = {}
+        for j in range(len(sentences)):
+            i = int(sims[:, j].argmax())
+            d = index.ids[i]
+            if float(sims[i, j]) >= self.scenario_check_by_meaning and node_kind(ctx.chart, d) == "decision":
+                out.setdefault(d, j + 1)
         return out
 
     @staticmethod
@@ -839,6 +917,8 @@ class OfflineReasoner(Reasoner):
             settled_at = chosen[first][1] if first in chosen and first not in reads else None
             if settled_at is None and self.scenario_opposites:
                 settled_at = _settling_sentence(ctx.chart.nodes[first].text or "", story)
+            if settled_at is None:
+                settled_at = self._checks_named_by_sentences(ctx, question).get(first)
             done = self._done_before(ctx, story, first, settled_at)
             if done is not None:
                 anchors.append(done)
@@ -1141,7 +1221,9 @@ def _condition_clauses(text: str) -> list[str]:
 
 def _scenario_texts(question: str) -> list[str]:
     """The texts the scenario rules embed besides the statement (its numbers' clauses, for
-    `_quantities_by_meaning`), so they join the statement's one forward pass."""
+    `_quantities_by_meaning`), so they join the statement's one forward pass. (The story's
+    sentences `_checks_named_by_sentences` reads go in a pass of their own: with int8 weights a
+    text's vector depends on its pack, and the statement's pack stays as it was.)"""
     from flowpath.reason.branches import value_clauses
 
     return [c for _, c in value_clauses(_story(question))]
