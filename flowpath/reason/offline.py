@@ -746,7 +746,9 @@ class OfflineReasoner(Reasoner):
             out[d] = self._branch_toward(ctx, d, taken, target)
         for d, taken in self._quantities_by_meaning(ctx, statement, upstream, out).items():
             out[d] = self._branch_toward(ctx, d, taken, target)
-        if target is not None:
+        if target is not None and not any(t is not None for t in out.values()):
+            # (only when no rule above settled a check on the way: a story that settles checks
+            # in their own words tells its scenery in sentences an encoder may find near a check)
             for d, t in self._checks_by_meaning(ctx, statement, upstream, out, target).items():
                 out[d] = t
         return out
@@ -776,6 +778,8 @@ class OfflineReasoner(Reasoner):
         ``scenario_check_by_meaning`` or more, with the index of its first such sentence in the
         story ("the spare bulges at the bottom" for "Does the spare look underinflated?"). Empty
         without an encoder."""
+        from flowpath.reason.branches import threshold
+
         index = ctx.index
         if index.encoder is None or self.scenario_check_by_meaning is None:
             return {}
@@ -787,7 +791,10 @@ class OfflineReasoner(Reasoner):
         for j in range(len(sentences)):
             i = int(sims[:, j].argmax())
             d = index.ids[i]
-            if float(sims[i, j]) >= self.scenario_check_by_meaning and node_kind(ctx.chart, d) == "decision":
+            # (a check comparing a number is the quantity rules' to read: a number near it in
+            # meaning need not be its value)
+            if float(sims[i, j]) >= self.scenario_check_by_meaning and node_kind(ctx.chart, d) == "decision" \
+                    and threshold(ctx.chart.nodes[d].text or "") is None:
                 out.setdefault(d, j + 1)
         return out
 
@@ -917,9 +924,11 @@ class OfflineReasoner(Reasoner):
             settled_at = chosen[first][1] if first in chosen and first not in reads else None
             if settled_at is None and self.scenario_opposites:
                 settled_at = _settling_sentence(ctx.chart.nodes[first].text or "", story)
-            if settled_at is None:
-                settled_at = self._checks_named_by_sentences(ctx, question).get(first)
             done = self._done_before(ctx, story, first, settled_at)
+            if done is None and settled_at is None and first in self._checks_named_by_sentences(ctx, question):
+                # a check told in everyday words shares no word with its sentence: that sentence
+                # is the one `_checks_named_by_sentences` found
+                done = self._done_before(ctx, story, first, self._checks_named_by_sentences(ctx, question)[first])
             if done is not None:
                 anchors.append(done)
             if self.scenario_settled_anchors and self._path(ctx, first, best, {}, "", taken=settled) is None:
