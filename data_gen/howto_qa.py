@@ -15,7 +15,8 @@ several end nodes; and asks:
   used to combine the dry ingredients?" -> the mixing step), the purpose, tool, amount or time
   a step mentions, the step right after or before a named one, what to do when a check goes
   one way ("What should you do if the dough keeps clinging to your fingers?"), what a check
-  asks, and the tip a side note gives;
+  asks (with the branch step the question names: "What decides whether you nail on a back
+  panel?"), and the tip a side note gives;
 * applied scenarios as an LLM tells them: a person's situation in a few sentences, the checks
   settled indirectly by what the person sees ("the spare bulges noticeably at the bottom"),
   the step done just before told in passing, some scenery, and "what should she do next" with
@@ -343,15 +344,17 @@ def make_howto_fact_questions(hc: HowtoChart, chart_id: str, rng: random.Random,
             d = rng.choice(decisions)
             before = [p for p in chart.predecessors(d) if p in steps and steps[p].kind == "step"]
             after = [t for t in chart.successors(d) if t in steps and steps[t].kind in ("step", "end")]
+            gold = [d]
             if before and rng.random() < 0.5:
                 q = rng.choice([f"What needs to be checked after you {_do(steps[before[0]], rng)}?",
                                 f"What question does the flowchart ask once you {_do(steps[before[0]], rng)}?"])
             elif after:
                 q = rng.choice([f"What decides whether you {_do(steps[after[0]], rng)}?",
                                 f"Which question determines if you need to {_do(steps[after[0]], rng)}?"])
+                gold.append(after[0])  # the check and the branch step the question names
             else:
                 continue
-            add(q, rng.choice([f"{_cap(_whether(steps[d].text, rng))}.", steps[d].text]), [d])
+            add(q, rng.choice([f"{_cap(_whether(steps[d].text, rng))}.", steps[d].text]), gold)
         elif notes:  # the tip a side note gives
             nt = rng.choice(notes)
             host = next(iter(chart.predecessors(nt)), None)

@@ -25,6 +25,7 @@ from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
 from flowpath.reason.kinds import (
     branches,
+    is_titled_start,
     mend_lost_connectors,
     node_kind,
     read_entities,
@@ -75,6 +76,9 @@ _DECISION_LEAD = re.compile(r"\b(which|what) (decision|check|condition|question)
 # check that step is a branch of (FlowExplainBench's applied-scenario figure, docs/reasoning.md)
 _CHOICE_CUE = re.compile(r"\b(opts?|opted|decides?|decided|chooses?|chose|picks?|picked|goes with|went with|elects?|elected)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_START_CUE = re.compile(r"\b(?:start|starts|starting|begin|begins|beginning|first)\b", re.I)
+# an answer naming two steps in turn ("... and then put it together", "..., then sand it")
+_THEN = re.compile(r",?\s+(?:and\s+)?then\s+", re.I)
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
 _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
@@ -275,6 +279,12 @@ class OfflineReasoner(Reasoner):
         # node (raw embedding cosine, at least this) and its labelled branch leads to the answer
         # (generated QA, howto11_val); None: off
         self.fact_condition_by_meaning: float | None = 0.2
+        # a scenario answer naming two steps in turn ("... and then ...") ends at the later
+        # (generated QA, howto11_val); False: off
+        self.scenario_step_answers = True
+        # a titled Start node is no fact answer unless the question speaks of starting
+        # (generated QA, howto11_val)
+        self.fact_no_titled_start = True
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -691,6 +701,10 @@ class OfflineReasoner(Reasoner):
         names) are told apart by the statement's raw embedding similarity, which still ranks
         "Increase it" nearer "Increment ..." than "Write ..." after rescaling has tied them."""
         ids = ctx.index.ids
+        if self.fact_no_titled_start and not _START_CUE.search(question):
+            # a titled Start ("Start training a puppy to sit") shares the task's words with every
+            # question about it and states no fact (howto11_val)
+            ids = [n for n in ids if not is_titled_start(ctx.chart, n)] or ids
         a = ctx.index.scores(answer) if answer.strip() else {}
         if not a or max(v[1] for v in a.values()) < self.fact_answer_floor:
             s = {n: s[n] + q[n] for n in ids}
@@ -900,6 +914,8 @@ class OfflineReasoner(Reasoner):
             alike = self._worded_alike(ctx, answer, near)
             if len(alike) < len(near) and best not in alike:
                 best = max(alike, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        if self.scenario_step_answers:
+            best = self._chained_answer(ctx, question, answer, best)
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
@@ -971,6 +987,24 @@ class OfflineReasoner(Reasoner):
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    def _chained_answer(self, ctx: _ChartContext, question: str, answer: str, best: str) -> str:
+        """How-to answers that name two steps in turn ("She should sand all edges and then put
+        it together"): the answer ends at the later one, a step at most two edges past
+        ``best`` (the node the whole answer matches) that the part after "then" names best (at
+        least 0.3), so the walk takes in both. ``best`` otherwise."""
+        import networkx as nx
+
+        parts = _THEN.split(answer)
+        if len(parts) < 2 or not parts[-1].strip():
+            return best
+        later = self._answer_scores(ctx, question, parts[-1])
+        reach = nx.single_source_shortest_path_length(ctx.g, best, cutoff=2)
+        onward = [n for n in reach if n != best and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
+        if not onward:
+            return best
+        top = max(onward, key=lambda n: (later[n], -reach[n]))
+        return top if later[top] >= 0.3 and later[top] >= later[best] else best
 
     @staticmethod
     def _untaken(ctx: _ChartContext, settled: dict[str, str | None]) -> set[str]:
