@@ -285,6 +285,10 @@ class OfflineReasoner(Reasoner):
         # a titled Start node is no fact answer unless the question speaks of starting
         # (generated QA, howto11_val)
         self.fact_no_titled_start = True
+        # a fact question that settles a check and asks what to do is answered by the step on
+        # the branch it takes, also when the answer's own words name no node (generated QA,
+        # howto11_val)
+        self.fact_taken_step_over_check = True
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -591,6 +595,8 @@ class OfflineReasoner(Reasoner):
                             branch_of.setdefault(e.target, d)
         qa_scores = q if asked == question else self._question_scores(ctx, asked)
         best = self._fact_answer_node(ctx, s, qa_scores, asked, answer, set(branch_of))
+        if self.fact_taken_step_over_check:
+            best = self._step_over_settled_check(ctx, best, branch_of, answer)
         ids = [best]
         why = f"{best} states the answer"
         if best in branch_of:
@@ -619,8 +625,10 @@ class OfflineReasoner(Reasoner):
         needed when the statement takes its branch; FlowPathAgent's minimum set)."""
         if rel == "succ" and self.fact_condition_over_answer:
             # the answer is the check; its branch step joins only when the question names that
-            # step rather than the check ("which question is asked about the venue?" names both)
-            return q[n] >= 0.34 and q[n] > q[best]
+            # step rather than the check ("which question is asked about the venue?" names both),
+            # or names it in words of its own ("what decides whether you add a back?")
+            return (q[n] >= 0.34 and q[n] > q[best]) or self._condition_by_meaning(
+                ctx, best, n, _condition_clauses(question), named=n)
         if rel == "succ" or self.fact_condition_threshold is None:
             return q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15)
         from flowpath.reason.branches import states_quantity
@@ -642,11 +650,29 @@ class OfflineReasoner(Reasoner):
                 return True
         return False
 
-    def _condition_by_meaning(self, ctx: _ChartContext, check: str, best: str, clauses: list[str]) -> bool:
+    @staticmethod
+    def _step_over_settled_check(ctx: _ChartContext, best: str, branch_of: dict[str, str], answer: str) -> str:
+        """How-to fact questions (``--style howto``): "If the hole is wider than 10 cm, what does
+        the flowchart recommend?" answered "Add support" restates the check, and an answer in
+        words of its own names no node, so the check wins the match; but the question settles
+        it and asks what to do: the step on the branch it takes is the answer (the check joins
+        it as the settled one). ``best`` when it is no check the question settles, or when the
+        answer itself restates the check (covers at least half of it)."""
+        taken = [t for t, d in branch_of.items() if d == best]
+        if len(taken) != 1 or not answer.strip():
+            return best
+        if ctx.index.scores(answer)[best][0] >= 0.5:
+            return best
+        return taken[0]
+
+    def _condition_by_meaning(self, ctx: _ChartContext, check: str, best: str, clauses: list[str],
+                              named: str | None = None) -> bool:
         """How-to fact questions (``--style howto``): a conditional clause in everyday words
         ("if the thermometer stays at 36.8") names ``check``, the check just before the answer
         step ``best``, when a labelled branch of it leads to ``best`` and the check is the
         clause's nearest node by raw embedding cosine (at least ``fact_condition_by_meaning``).
+        With ``named`` (``best``, a check's branch step, when the check is the answer): the
+        clause must be nearest that step ("what decides whether you add a back?").
         A clause about a step ("when you warm up the oil") is nearer that step, and one whose
         words the answer step holds more of than the check ("when you note the retry count", a
         step that notes what the check tests) is about the step."""
@@ -654,13 +680,15 @@ class OfflineReasoner(Reasoner):
             return False
         if not any(e.target == best and cond is not None for e, cond in branches(ctx.chart, check)):
             return False
+        named = named or check
+        other = best if named == check else check
         for clause in clauses:
             held = ctx.index.scores(clause, semantic=False)
-            if held[best][1] > held[check][1]:
+            if held[other][1] > held[named][1]:
                 continue
             sim = ctx.index.similarity(clause, raw=True)
             top = max(sim, key=lambda n: sim[n])
-            if top == check and sim[top] >= self.fact_condition_by_meaning:
+            if top == named and sim[top] >= self.fact_condition_by_meaning:
                 return True
         return False
 
