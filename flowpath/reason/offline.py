@@ -289,6 +289,9 @@ class OfflineReasoner(Reasoner):
         # the branch it takes, also when the answer's own words name no node (generated QA,
         # howto11_val)
         self.fact_taken_step_over_check = True
+        # a "what next" story naming nothing upstream stands at the answer's one predecessor
+        # step when it has just one (generated QA, howto11_val)
+        self.scenario_lone_predecessor = True
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -1010,10 +1013,16 @@ class OfflineReasoner(Reasoner):
             preds = ctx.chart.predecessors(best)
             hinted = [p for p in preds if q[p] > 0 and node_kind(ctx.chart, p) not in ("start", "end")]
             decisions = [p for p in preds if node_kind(ctx.chart, p) == "decision"]
+            steps = [p for p in preds if node_kind(ctx.chart, p) not in ("start", "end", "decision")]
             if hinted:
                 ids = [max(hinted, key=lambda p: q[p]), best]
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
+            elif self.scenario_lone_predecessor and len(steps) == 1:
+                # a how-to story says the step just done in words of its own ("he just checked
+                # the available room" for "Measure the space with a tape measure"): the one step
+                # leading to the answer is where the person stands
+                ids = [steps[0], best]
         return ids, f"path from the scenario's situation to the answer node {best}"
 
     def _chained_answer(self, ctx: _ChartContext, question: str, answer: str, best: str) -> str:
