@@ -1018,7 +1018,7 @@ class OfflineReasoner(Reasoner):
                 ids = [max(hinted, key=lambda p: q[p]), best]
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
-            elif self.scenario_lone_predecessor and len(steps) == 1:
+            elif self.scenario_lone_predecessor and len(steps) == 1 and node_kind(ctx.chart, best) != "decision":
                 # a how-to story says the step just done in words of its own ("he just checked
                 # the available room" for "Measure the space with a tape measure"): the one step
                 # leading to the answer is where the person stands
