@@ -897,7 +897,7 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 
 # -- writing a set -----------------------------------------------------------------------------
-STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard", "contrast")
+STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard", "contrast", "howto")
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
@@ -919,7 +919,9 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     people ask them (`data_gen.fact_qa.make_fact_questions`, ``per_type`` + 2 a chart);
     ``facthard`` asks fact questions on charts whose node texts share many words
     (`data_gen.fact_qa.hard_fact_chart`, `make_hard_fact_questions`; a fifth of the charts are
-    programs, `make_program_fact_questions`)."""
+    programs, `make_program_fact_questions`); ``howto`` draws hand-written how-to procedures
+    (long steps with details, free-text checks, loops, notes, several ends) and asks fact
+    questions and applied scenarios the way an LLM writes them (`data_gen.howto_qa`)."""
     from data_gen.code_qa import make_code_questions, random_program
     from data_gen.fact_qa import (
         _PROGRAM_RATE,
@@ -946,7 +948,13 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     with open(out / "questions.jsonl", "w", encoding="utf-8") as fq:
         for i in range(n_charts):
             cid = f"synth{i:05d}"
-            if style == "code":
+            if style == "howto":
+                from data_gen.howto_qa import howto_chart, make_howto_questions
+
+                drawn = howto_chart(rng)
+                chart, domain = drawn.chart, drawn.domain
+                questions = make_howto_questions(drawn, cid, rng, per_type=per_type)
+            elif style == "code":
                 program = random_program(rng)
                 chart, domain = program.chart, "code"
                 questions = make_code_questions(program, cid, rng, per_type=per_type)
@@ -1033,7 +1041,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(applied scenarios only, stories settling several checks in everyday words; "
                         "data_gen/scenario_qa.py), story (the same, told as long stories: background "
                         "steps, checks settled by what the person does, the answer paraphrased), or fact "
-                        "(fact questions only, on steps with details; data_gen/fact_qa.py)")
+                        "(fact questions only, on steps with details; data_gen/fact_qa.py), or howto "
+                        "(hand-written how-to procedures asked about as an LLM would; data_gen/howto_qa.py)")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")

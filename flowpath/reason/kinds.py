@@ -8,6 +8,7 @@ import html
 import re
 
 from flowpath.graph import Edge, FlowChart
+from flowpath.graph.core import _START_WORDS
 
 _BRANCH_WORDS = ("yes", "no")
 # a label with no word longer than this that is not a branch word is a misread one ("Ye5",
@@ -22,13 +23,25 @@ _ENTITY = re.compile(r"&(?:[a-z]+|#\d+);", re.I)
 
 def node_kind(chart: FlowChart, nid: str) -> str:
     """The node's kind, with decisions recognised by behaviour too: a transcriber may draw a
-    decision as a plain box, but a question-like text or labelled branches give it away."""
+    decision as a plain box, but a question-like text or labelled branches give it away; and a
+    titled start (`is_titled_start`) is a start."""
     node = chart.nodes[nid]
+    if is_titled_start(chart, nid):
+        return "start"
     if node.kind != "decision" and node.kind not in ("start", "end"):
         outs = chart.out_edges(nid)
         if (node.text or "").rstrip().endswith("?") or (len(outs) >= 2 and any(e.label for e in outs)):
             return "decision"
     return node.kind
+
+
+def is_titled_start(chart: FlowChart, nid: str) -> bool:
+    """A terminal with no way in whose text opens with a start word and names the task ("Start
+    returning an online purchase", "Begin: baking bread"): how-to charts title their Start node,
+    and `infer_kind` makes a start only of a short text (a step "Start the engine" must stay a
+    step). A story that names the task names that node, but never stands at it (howto11 val)."""
+    node = chart.nodes[nid]
+    return node.kind == "terminal" and bool(_START_WORDS.match(node.text or "")) and not chart.predecessors(nid)
 
 
 def branches(chart: FlowChart, nid: str) -> list[tuple[Edge, str | None]]:

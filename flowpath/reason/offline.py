@@ -25,6 +25,7 @@ from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
 from flowpath.reason.kinds import (
     branches,
+    is_titled_start,
     mend_lost_connectors,
     node_kind,
     read_entities,
@@ -75,6 +76,9 @@ _DECISION_LEAD = re.compile(r"\b(which|what) (decision|check|condition|question)
 # check that step is a branch of (FlowExplainBench's applied-scenario figure, docs/reasoning.md)
 _CHOICE_CUE = re.compile(r"\b(opts?|opted|decides?|decided|chooses?|chose|picks?|picked|goes with|went with|elects?|elected)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_START_CUE = re.compile(r"\b(?:start|starts|starting|begin|begins|beginning|first)\b", re.I)
+# an answer naming two steps in turn ("... and then put it together", "..., then sand it")
+_THEN = re.compile(r",?\s+(?:and\s+)?then\s+", re.I)
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
 _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
@@ -264,6 +268,30 @@ class OfflineReasoner(Reasoner):
         # answer when another step past its settled checks states the answer about as well
         # (generated QA, scen10_val)
         self.scenario_avoid_untaken = True
+        # how-to stories settle checks in everyday words no rule reads ("the spare bulges at the
+        # bottom" for "Does the spare look underinflated?"): a story sentence after the opening
+        # whose nearest node (raw embedding cosine, at least this) is a check upstream of the
+        # answer settles it on the one branch leading on to the answer (generated QA,
+        # howto11_val); None: off
+        self.scenario_check_by_meaning: float | None = 0.2
+        # a fact question's "if"/"when" clause said in everyday words ("if the frame stands rock
+        # solid") names the check before the answer step when that check is the clause's nearest
+        # node (raw embedding cosine, at least this) and its labelled branch leads to the answer
+        # (generated QA, howto11_val); None: off
+        self.fact_condition_by_meaning: float | None = 0.2
+        # a scenario answer naming two steps in turn ("... and then ...") ends at the later
+        # (generated QA, howto11_val); False: off
+        self.scenario_step_answers = True
+        # a titled Start node is no fact answer unless the question speaks of starting
+        # (generated QA, howto11_val)
+        self.fact_no_titled_start = True
+        # a fact question that settles a check and asks what to do is answered by the step on
+        # the branch it takes, also when the answer's own words name no node (generated QA,
+        # howto11_val)
+        self.fact_taken_step_over_check = True
+        # a "what next" story naming nothing upstream stands at the answer's one predecessor
+        # step when it has just one (generated QA, howto11_val)
+        self.scenario_lone_predecessor = True
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -570,6 +598,8 @@ class OfflineReasoner(Reasoner):
                             branch_of.setdefault(e.target, d)
         qa_scores = q if asked == question else self._question_scores(ctx, asked)
         best = self._fact_answer_node(ctx, s, qa_scores, asked, answer, set(branch_of))
+        if self.fact_taken_step_over_check:
+            best = self._step_over_settled_check(ctx, best, branch_of, answer)
         ids = [best]
         why = f"{best} states the answer"
         if best in branch_of:
@@ -598,8 +628,10 @@ class OfflineReasoner(Reasoner):
         needed when the statement takes its branch; FlowPathAgent's minimum set)."""
         if rel == "succ" and self.fact_condition_over_answer:
             # the answer is the check; its branch step joins only when the question names that
-            # step rather than the check ("which question is asked about the venue?" names both)
-            return q[n] >= 0.34 and q[n] > q[best]
+            # step rather than the check ("which question is asked about the venue?" names both),
+            # or names it in words of its own ("what decides whether you add a back?")
+            return (q[n] >= 0.34 and q[n] > q[best]) or self._condition_by_meaning(
+                ctx, best, n, _condition_clauses(question), named=n)
         if rel == "succ" or self.fact_condition_threshold is None:
             return q[n] >= 0.34 or (rel == "pred" and len(cands) == 1 and q[n] > 0.15)
         from flowpath.reason.branches import states_quantity
@@ -607,6 +639,8 @@ class OfflineReasoner(Reasoner):
         text = ctx.chart.nodes[n].text or ""
         if self.fact_embedded_questions:
             question, answer = _without_embedded_questions(question), _without_embedded_questions(answer)
+        if self._condition_by_meaning(ctx, n, best, _condition_clauses(question)):
+            return True
         for clause in _condition_clauses(question) + _condition_clauses(answer):
             sc = ctx.index.scores(clause, semantic=False)
             # a clause whose words the answer's own step holds more of ("when it is time to
@@ -616,6 +650,48 @@ class OfflineReasoner(Reasoner):
                     not self.fact_condition_over_answer or sc[n][1] >= sc[best][1]):
                 return True
             if states_quantity(text, clause):
+                return True
+        return False
+
+    @staticmethod
+    def _step_over_settled_check(ctx: _ChartContext, best: str, branch_of: dict[str, str], answer: str) -> str:
+        """How-to fact questions (``--style howto``): "If the hole is wider than 10 cm, what does
+        the flowchart recommend?" answered "Add support" restates the check, and an answer in
+        words of its own names no node, so the check wins the match; but the question settles
+        it and asks what to do: the step on the branch it takes is the answer (the check joins
+        it as the settled one). ``best`` when it is no check the question settles, or when the
+        answer itself restates the check (covers at least half of it)."""
+        taken = [t for t, d in branch_of.items() if d == best]
+        if len(taken) != 1 or not answer.strip():
+            return best
+        if ctx.index.scores(answer)[best][0] >= 0.5:
+            return best
+        return taken[0]
+
+    def _condition_by_meaning(self, ctx: _ChartContext, check: str, best: str, clauses: list[str],
+                              named: str | None = None) -> bool:
+        """How-to fact questions (``--style howto``): a conditional clause in everyday words
+        ("if the thermometer stays at 36.8") names ``check``, the check just before the answer
+        step ``best``, when a labelled branch of it leads to ``best`` and the check is the
+        clause's nearest node by raw embedding cosine (at least ``fact_condition_by_meaning``).
+        With ``named`` (``best``, a check's branch step, when the check is the answer): the
+        clause must be nearest that step ("what decides whether you add a back?").
+        A clause about a step ("when you warm up the oil") is nearer that step, and one whose
+        words the answer step holds more of than the check ("when you note the retry count", a
+        step that notes what the check tests) is about the step."""
+        if ctx.index.encoder is None or self.fact_condition_by_meaning is None:
+            return False
+        if not any(e.target == best and cond is not None for e, cond in branches(ctx.chart, check)):
+            return False
+        named = named or check
+        other = best if named == check else check
+        for clause in clauses:
+            held = ctx.index.scores(clause, semantic=False)
+            if held[other][1] > held[named][1]:
+                continue
+            sim = ctx.index.similarity(clause, raw=True)
+            top = max(sim, key=lambda n: sim[n])
+            if top == named and sim[top] >= self.fact_condition_by_meaning:
                 return True
         return False
 
@@ -656,6 +732,10 @@ class OfflineReasoner(Reasoner):
         names) are told apart by the statement's raw embedding similarity, which still ranks
         "Increase it" nearer "Increment ..." than "Write ..." after rescaling has tied them."""
         ids = ctx.index.ids
+        if self.fact_no_titled_start and not _START_CUE.search(question):
+            # a titled Start ("Start training a puppy to sit") shares the task's words with every
+            # question about it and states no fact (howto11_val)
+            ids = [n for n in ids if not is_titled_start(ctx.chart, n)] or ids
         a = ctx.index.scores(answer) if answer.strip() else {}
         if not a or max(v[1] for v in a.values()) < self.fact_answer_floor:
             s = {n: s[n] + q[n] for n in ids}
@@ -711,6 +791,56 @@ class OfflineReasoner(Reasoner):
             out[d] = self._branch_toward(ctx, d, taken, target)
         for d, taken in self._quantities_by_meaning(ctx, statement, upstream, out).items():
             out[d] = self._branch_toward(ctx, d, taken, target)
+        if target is not None and not any(t is not None for t in out.values()):
+            # (only when no rule above settled a check on the way: a story that settles checks
+            # in their own words tells its scenery in sentences an encoder may find near a check)
+            for d, t in self._checks_by_meaning(ctx, statement, upstream, out, target).items():
+                out[d] = t
+        return out
+
+    def _checks_by_meaning(self, ctx: _ChartContext, statement: str, upstream: set[str],
+                           settled: dict[str, str | None], target: str) -> dict[str, str]:
+        """How-to stories (``--style howto``): checks the story settles in words of its own
+        (`_checks_named_by_sentences`), upstream of ``target`` and not settled otherwise; the
+        branch is the one way on to ``target`` that does not come back through the check (the
+        story reached the answer through it). Nothing when both branches lead on."""
+        import networkx as nx
+
+        out: dict[str, str] = {}
+        for d in self._checks_named_by_sentences(ctx, statement):
+            if d in settled or d not in upstream:
+                continue
+            onward = nx.restricted_view(ctx.g, [d], [])
+            toward = {e.target for e in ctx.chart.out_edges(d)
+                      if e.target == target or nx.has_path(onward, e.target, target)}
+            if len(toward) == 1:
+                out[d] = toward.pop()
+        return out
+
+    def _checks_named_by_sentences(self, ctx: _ChartContext, statement: str) -> dict[str, int]:
+        """Checks a story's sentences after the opening (which names the task) speak of: each
+        check that is some sentence's nearest node by raw embedding cosine, at
+        ``scenario_check_by_meaning`` or more, with the index of its first such sentence in the
+        story ("the spare bulges at the bottom" for "Does the spare look underinflated?"). Empty
+        without an encoder."""
+        from flowpath.reason.branches import threshold
+
+        index = ctx.index
+        if index.encoder is None or self.scenario_check_by_meaning is None:
+            return {}
+        sentences = _sentences(_story(statement))[1:]
+        if not sentences:
+            return {}
+        sims = index.node_vectors() @ index.encoder.encode(sentences).T
+        out: dict[str, int] = {}
+        for j in range(len(sentences)):
+            i = int(sims[:, j].argmax())
+            d = index.ids[i]
+            # (a check comparing a number is the quantity rules' to read: a number near it in
+            # meaning need not be its value)
+            if float(sims[i, j]) >= self.scenario_check_by_meaning and node_kind(ctx.chart, d) == "decision" \
+                    and threshold(ctx.chart.nodes[d].text or "") is None:
+                out.setdefault(d, j + 1)
         return out
 
     @staticmethod
@@ -815,6 +945,8 @@ class OfflineReasoner(Reasoner):
             alike = self._worded_alike(ctx, answer, near)
             if len(alike) < len(near) and best not in alike:
                 best = max(alike, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
+        if self.scenario_step_answers:
+            best = self._chained_answer(ctx, question, answer, best)
         rel = {n: max(q[n], s[n]) for n in ctx.index.ids}
         reads = self._settled(ctx, q, question, best)
         settled = {d: t for d, t in reads.items() if t is not None}
@@ -840,6 +972,10 @@ class OfflineReasoner(Reasoner):
             if settled_at is None and self.scenario_opposites:
                 settled_at = _settling_sentence(ctx.chart.nodes[first].text or "", story)
             done = self._done_before(ctx, story, first, settled_at)
+            if done is None and settled_at is None and first in self._checks_named_by_sentences(ctx, question):
+                # a check told in everyday words shares no word with its sentence: that sentence
+                # is the one `_checks_named_by_sentences` found
+                done = self._done_before(ctx, story, first, self._checks_named_by_sentences(ctx, question)[first])
             if done is not None:
                 anchors.append(done)
             if self.scenario_settled_anchors and self._path(ctx, first, best, {}, "", taken=settled) is None:
@@ -877,11 +1013,35 @@ class OfflineReasoner(Reasoner):
             preds = ctx.chart.predecessors(best)
             hinted = [p for p in preds if q[p] > 0 and node_kind(ctx.chart, p) not in ("start", "end")]
             decisions = [p for p in preds if node_kind(ctx.chart, p) == "decision"]
+            steps = [p for p in preds if node_kind(ctx.chart, p) not in ("start", "end", "decision")]
             if hinted:
                 ids = [max(hinted, key=lambda p: q[p]), best]
             elif decisions:
                 ids = [max(decisions, key=lambda p: q[p]), best]
+            elif self.scenario_lone_predecessor and len(steps) == 1 and node_kind(ctx.chart, best) != "decision":
+                # a how-to story says the step just done in words of its own ("he just checked
+                # the available room" for "Measure the space with a tape measure"): the one step
+                # leading to the answer is where the person stands
+                ids = [steps[0], best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    def _chained_answer(self, ctx: _ChartContext, question: str, answer: str, best: str) -> str:
+        """How-to answers that name two steps in turn ("She should sand all edges and then put
+        it together"): the answer ends at the later one, a step at most two edges past
+        ``best`` (the node the whole answer matches) that the part after "then" names best (at
+        least 0.3), so the walk takes in both. ``best`` otherwise."""
+        import networkx as nx
+
+        parts = _THEN.split(answer)
+        if len(parts) < 2 or not parts[-1].strip():
+            return best
+        later = self._answer_scores(ctx, question, parts[-1])
+        reach = nx.single_source_shortest_path_length(ctx.g, best, cutoff=2)
+        onward = [n for n in reach if n != best and node_kind(ctx.chart, n) not in ("start", "end", "decision")]
+        if not onward:
+            return best
+        top = max(onward, key=lambda n: (later[n], -reach[n]))
+        return top if later[top] >= 0.3 and later[top] >= later[best] else best
 
     @staticmethod
     def _untaken(ctx: _ChartContext, settled: dict[str, str | None]) -> set[str]:
@@ -1141,7 +1301,9 @@ def _condition_clauses(text: str) -> list[str]:
 
 def _scenario_texts(question: str) -> list[str]:
     """The texts the scenario rules embed besides the statement (its numbers' clauses, for
-    `_quantities_by_meaning`), so they join the statement's one forward pass."""
+    `_quantities_by_meaning`), so they join the statement's one forward pass. (The story's
+    sentences `_checks_named_by_sentences` reads go in a pass of their own: with int8 weights a
+    text's vector depends on its pack, and the statement's pack stays as it was.)"""
     from flowpath.reason.branches import value_clauses
 
     return [c for _, c in value_clauses(_story(question))]
