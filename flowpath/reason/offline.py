@@ -48,7 +48,7 @@ QUESTION_TYPES = ("fact_retrieval", "applied_scenario", "flow_referential", "top
 
 _TOPO = re.compile(
     r"direct(ly)?\s+(successor|predecessor)|shortest path|how many edges|in-?degree|out-?degree|"
-    r"how many (nodes|decision nodes|decisions|terminal)|number of (nodes|edges)|total number of", re.I)
+    r"how many (nodes|decision nodes|decisions|decision points|terminal)|number of (nodes|edges)|total number of", re.I)
 _FLOW = re.compile(
     r"\b(currently|current step|i am at|i'm at|i'm currently|i am currently|at the step|just (finished|completed|decided|done)|"
     r"immediately (after|before|prior|following|preceding)|immediate(ly)? next|next (immediate )?(step|task|action|question)|"
@@ -61,7 +61,17 @@ _FLOW = re.compile(
 # capitalised wh-word or pronoun is no actor ("What was the previous step?" closes a flow
 # question)
 _SCENARIO_PERSON = re.compile(r"(\b(?!(?:What|Which|Where|When|Who|How|Why|That|This|It|There)\b)[A-Z][a-z]{2,}(?:,\s+(?:a|an|the|our|my)\s+[A-Za-z][A-Za-z -]{2,40},)?|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
-                              r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
+                              r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls|"
+                              r"runs|calls|traces|steps|executes|tests)\b")
+# how people ask about the flow of a program ("after x is set, what is checked next?", "where
+# does the program go next when x is negative?", "once the loop over items is done, what runs?"):
+# the step-to-step wording of code questions (codereason11_val: 167 of 300 such flow questions
+# were read as fact questions)
+_CODE_FLOW = re.compile(
+    r"\b((is|gets|are) (checked|tested|evaluated|run|executed) next|which condition is (tested|checked|evaluated)|"
+    r"(go|goes|jump|jumps|continue|continues) next|what runs next|(happens|comes|runs) (right|just) (after|before)|"
+    r"where does the loop go|"
+    r"loop (over .{1,60}? )?(ends|is done|finishes|is over|stops|exits))\b", re.I)
 _WALK = re.compile(r"\b(how many (steps|operations|actions|nodes|decisions?|decision points|conditional|conditions|choices|checks)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
 # a walk's two ends: "from <X> to <Y>", "starting from <X>, ... brings me to <Y>"
 _WALK_FROM = re.compile(r"\bfrom\s+", re.I)
@@ -102,7 +112,7 @@ def classify_question(question: str, answer: str = "") -> str:
     # Applied scenarios tell a story about a person and then ask what to do: several sentences.
     if (len(sentences) >= 3 and words >= 28) or (_SCENARIO_PERSON.search(q) and len(sentences) >= 2):
         return "applied_scenario"
-    if _FLOW.search(q):
+    if _FLOW.search(q) or _CODE_FLOW.search(q):
         return "flow_referential"
     # compound questions ("what is X, and what follows") walk the flow
     if re.search(r",\s*and (what|which|with what)\b|\band what (is|was|would|will)\b", q, re.I):
