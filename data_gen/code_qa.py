@@ -521,7 +521,7 @@ class _Drawing:
         elif isinstance(s, ast.Return):
             value = _src(s.value) if s.value is not None else ""
             nid = self.node(f"Return {value}".strip(), rng.choice(["rect", "lean_right", "round"]), "return",
-                            f"the function returns {value}".strip() if value else "the function returns")
+                            f"the function returns {value or 'without a value'}")
             self.join(exits, nid)
             self.returns.append(nid)
             return []
@@ -756,6 +756,10 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
     checks = [n for n, m in meaning.items() if m in ("check", "loop")]
     steps = [n for n, m in meaning.items() if m not in ("start", "end", "check", "loop")]
 
+    def does(n: str) -> str:
+        """What the program does at node ``n``: "x is set to 0", "it checks whether x is set"."""
+        return f"it checks {say[n]}" if meaning[n] in ("check", "loop") else say[n]
+
     def words(d: str, holds: bool) -> str:
         test = p.test.get(d)
         if test is None:
@@ -816,8 +820,8 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
             gold.append(preds[0])
         for d, holds in settled:
             clause = settle_words(p.test.get(d), p.each.get(d), holds, rng, values)
-            facts.append(rng.choice(["At that point ", "Then ", "Here ", "This time ", "When it gets there, "])
-                         + clause + ".")
+            lead = rng.choice(["At that point ", "Then ", "Here ", "This time ", "When it gets there, "])
+            facts.append((lead if not clause.startswith("this time") else "") + clause + ".")
         answer = walk[-1]
         ask = (rng.choice([" What does the function return?", f" What value does {name} see returned?"])
                if meaning[answer] == "return" else
@@ -854,7 +858,7 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
             n = rng.choice(plain)
             t = chart.out_edges(n)[0].target
             q = rng.choice([f"What happens right after {say[n]}?", f"What is the next step after {say[n]}?"])
-            add("flow_referential", q, _cap(say[t]), [n, t])
+            add("flow_referential", q, _cap(does(t)), [n, t])
         elif form == "before":
             n = rng.choice(before)
             pr = chart.predecessors(n)[0]
@@ -870,7 +874,7 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
                              f"When the loop over {seq} ends, what runs next?"]) if seq else
                  rng.choice([f"When {words(d, False)}, where does the loop go?"]
                             + (["When the loop ends, what is the next step?"] if one_loop else [])))
-            add("flow_referential", q, _cap(say[t]), [d, t])
+            add("flow_referential", q, _cap(does(t)), [d, t])
         elif form == "branch_next":  # "what comes after X" asked of a check's branch: the check and that step
             d, e = rng.choice(branch_next)
             q = rng.choice([f"If {words(d, e.condition == 'yes')}, what is the next step?",
@@ -879,7 +883,7 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
         else:
             d, e, s = rng.choice(led)
             q = f"What is the immediate next step after {say[e.target]}, and what decision led to that step?"
-            a = f"Next {say[s]}; {say[e.target]} only when {words(d, e.condition == 'yes')}."
+            a = f"Next {does(s)}; {say[e.target]} only when {words(d, e.condition == 'yes')}."
             add("flow_referential", q, a, [d, e.target, s])
 
     for rec in make_questions(chart, chart_id, rng, per_type=per_type, domain="code"):

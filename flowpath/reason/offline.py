@@ -265,6 +265,17 @@ class OfflineReasoner(Reasoner):
         # of which also counts as naming the check (generated QA, scen10_val); False: main's
         # `branch_taken`
         self.scenario_opposites = True
+        # a check written as code ("not caps?", "k < 0?", "rmode is None?") is settled by the
+        # values a statement gives its operands (`branches.code_branch`), and only by them: a
+        # variable named without a value settles nothing (generated QA, codereason11_val);
+        # False: read like any check
+        self.code_checks = True
+        # a story's check written as code that no value settles is still settled by an
+        # opposite, a bound or a level word ("nums is a long list" for "Len(nums) < 5?",
+        # scen10_val), never by a restatement of its variable names ("rmode is None" for
+        # "Input rmode"); False: nothing but values settles it (codereason11_val scenario 94.06 / 94.11;
+        # scen10_val below)
+        self.code_checks_words = True
         # the path (generated QA, scen10_val): every settled check on the way to the answer is an
         # anchor of the walk, and with a settled check the walk's anchors are joined up to this
         # many edges apart (None: ``max_gap``)
@@ -571,11 +582,19 @@ class OfflineReasoner(Reasoner):
             from flowpath.reason.branches import branch_taken
 
             for d in ctx.index.ids:
-                if node_kind(ctx.chart, d) == "decision" and self._fact_mentions_check(ctx, d, q, question):
+                if node_kind(ctx.chart, d) != "decision":
+                    continue
+                code = self._code_reading(chart.nodes[d].text or "", _without_embedded_questions(question))
+                if code is not None:
+                    taken = code or None
+                elif self._fact_mentions_check(ctx, d, q, question):
                     taken = (self._fact_branch_taken(chart.nodes[d].text or "", question)
                              if self.fact_embedded_questions else branch_taken(chart.nodes[d].text or "", question))
+                else:
+                    continue
+                if taken is not None:
                     for e, cond in branches(chart, d):
-                        if taken is not None and cond == taken:
+                        if cond == taken:
                             s[e.target] += self.fact_branch_boost
                             branch_of.setdefault(e.target, d)
         qa_scores = q if asked == question else self._question_scores(ctx, asked)
@@ -618,6 +637,8 @@ class OfflineReasoner(Reasoner):
         if self.fact_embedded_questions:
             question, answer = _without_embedded_questions(question), _without_embedded_questions(answer)
         for clause in _condition_clauses(question) + _condition_clauses(answer):
+            if self._code_reading(text, clause):
+                return True
             sc = ctx.index.scores(clause, semantic=False)
             # a clause whose words the answer's own step holds more of ("when it is time to
             # research the rental deposit") is about that step, not about a check sharing a word
@@ -689,6 +710,37 @@ class OfflineReasoner(Reasoner):
                                             -ctx.depth.get(n, 0)))
         return best
 
+    # -- checks written as code -----------------------------------------------------------------
+    def _code_reading(self, decision: str, statement: str) -> str | None:
+        """How ``statement`` settles a check written as code: ``"yes"`` / ``"no"`` by the values
+        it gives the check's operands (`branches.code_branch`), ``""`` when it gives none (the
+        check is then not settled: a variable named without a value settles nothing), ``None``
+        for a check in words (read as before), or with ``code_checks`` off."""
+        if not self.code_checks:
+            return None
+        from flowpath.reason.branches import code_branch, code_condition
+
+        if code_condition(decision) is None:
+            return None
+        return code_branch(decision, statement) or ""
+
+    def _code_situation(self, ctx: _ChartContext, cands: list[str], settled: dict[str, str]) -> list[str]:
+        """A run traced through a program's checks starts at the first check it settles: the
+        steps before it that the story names are named by the variables it gives values ("rmode
+        is None" names "Input rmode" and "rmode = ..."), not done in the story's situation (the
+        step said done just before the check is added by `_done_before`). On a chart whose
+        checks are written as code only (generated QA, codereason11_val)."""
+        import networkx as nx
+
+        from flowpath.reason.branches import code_condition
+
+        if not any(node_kind(ctx.chart, n) == "decision" and code_condition(ctx.chart.nodes[n].text or "") is not None
+                   for n in ctx.index.ids):
+            return cands
+        first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+        before = nx.ancestors(ctx.g, first)
+        return [n for n in cands if n not in before]
+
     # -- applied scenario -----------------------------------------------------------------------
     def _settled(self, ctx: _ChartContext, q: dict[str, float], statement: str,
                  target: str | None) -> dict[str, str | None]:
@@ -708,7 +760,13 @@ class OfflineReasoner(Reasoner):
             if node_kind(ctx.chart, d) != "decision":
                 continue
             text = chart.nodes[d].text or ""
+            code = self._code_reading(text, statement)
+            if code:
+                out[d] = self._branch_toward(ctx, d, code, target)
+                continue
             read = read_check(text, statement) if self.scenario_opposites else None
+            if code is not None and (not self.code_checks_words or read is None or read[1] == "restated"):
+                continue
             # a story gives a number for the quantity a check compares ("the water level reads
             # 12" for "Is the water level below 10?") without the comparison's words; or settles
             # it by an opposite, a bound or a level word, which the encoder does not see
@@ -869,6 +927,8 @@ class OfflineReasoner(Reasoner):
                 rest = self._question_scores(ctx, " ".join(sentences[1:]))
                 before_first = nx.ancestors(ctx.g, first)
                 cands = [n for n in cands if n not in before_first or rest[n] >= self.scenario_threshold]
+        if settled and cands and self.code_checks:
+            cands = self._code_situation(ctx, cands, settled)
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
