@@ -504,7 +504,7 @@ def read_check(decision: str, statement: str, *, min_overlap: float = 0.5,
 _CODE_HINT = re.compile(r"[_.(\[=!%<>]|\b(?:not|is|in|and|or|None|True|False)\b")
 _CODE_VALUE = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|None|True|False)"
 _SAYS_VALUE = re.compile(rf"^\s*(?:=|==|is now|is still|is|equals|comes out as|comes to|becomes|holds|has the value)\s+{_CODE_VALUE}(?![\w(\[]|\.\w)")
-_SAYS_TRUTH = re.compile(r"^\s*(?:is|comes out|evaluates to|turns out)\s+(not empty|non-empty|empty|set|unset|true|false|"
+_SAYS_TRUTH = re.compile(r"^\s*(?:is|comes out|evaluates to|turns out)\s+(not empty|non-empty|empty|set(?! to\b)|unset|true|false|"
                          r"truthy|falsy|zero|not none|none|not set)\b|^\s*(has a value|has no value|holds|fails)\b", re.I)
 _SAYS_ITEMS = re.compile(r"^\s*(?:has|holds|contains)\s+(\d+)\s+(?:items?|elements?|entries|characters?|values?)\b")
 _SAYS_COMPARE: list[tuple[re.Pattern[str], type[ast.cmpop]]] = [
@@ -732,3 +732,57 @@ def code_branch(decision: str, statement: str) -> str | None:
     if got is _UNKNOWN or not isinstance(got, bool):
         return None
     return "yes" if got else "no"
+
+
+# how a statement names a program's step in words: "x is set to 0" for "x = 0", "the counter i
+# is incremented" for "i += 1", "foo is called" for "foo(a)", "returns x" for "Return x", "a, b
+# are read in" for "Input a, b" (the reading of a code node that `code_step_named` checks)
+_STEP_VERBS = re.compile(r"^(?:set|initiali[sz]e|call|return|print|display|input|read|get|raise)\s+", re.I)
+
+
+def code_step_named(text: str, statement: str) -> bool:
+    """Whether ``statement`` names the program step written ``text`` the way people read code
+    aloud: both sides of an assignment verbatim ("nlines is set to rawdata.count(...)" for
+    "nlines = rawdata.count(...)"), an update of a variable with its verb ("self._io_refs is
+    decremented" for "self._io_refs -= 1"), a call by its function ("self.fill is called" for
+    "self.fill()"), a return by its value, the inputs read in. A step in words names nothing.
+
+    >>> code_step_named("i = i + 1", "After the counter i is incremented, what is checked next?")
+    True
+    >>> code_step_named("x = 0", "What happens after y is set to 0?")
+    False
+    """
+    def has(piece: str) -> bool:
+        return bool(piece) and re.search(rf"(?<![\w.\[]){re.escape(piece)}(?![\w(\[])", statement) is not None
+
+    t = text.strip()
+    verb = _STEP_VERBS.match(t)
+    lowered = t.lower()
+    if verb and verb.group(0).strip().lower() in ("input", "read", "get"):
+        names = [n.strip() for n in t[verb.end():].split(",") if n.strip()]
+        return bool(names) and all(has(n) for n in names) and re.search(r"\b(?:read|given|passed|taken) in\b|\bread\b", statement) is not None
+    if lowered.startswith(("print", "display")):
+        value = t.split(None, 1)[1] if " " in t else ""
+        return re.search(r"\b(?:prints?|printed|displays?|displayed|outputs?)\b", statement, re.I) is not None \
+            and (not value or has(value))
+    if lowered.startswith(("return", "raise")):
+        value = t.split(None, 1)[1] if " " in t else ""
+        verb_word = "return" if lowered.startswith("return") else "raise"
+        return re.search(rf"\b{verb_word}s?\b", statement, re.I) is not None and (not value or has(value))
+    m = re.match(r"^(?:increment|decrement)\s+([\w.\[\]]+)$", t, re.I)
+    if m:
+        return has(m.group(1)) and re.search(r"\b(?:incremented|decremented|goes (?:up|down)|increased|decreased)\b",
+                                             statement) is not None
+    m = re.match(r"^(?:set|initiali[sz]e)\s+(.+?)\s+to\s+(.+)$", t, re.I) or re.match(r"^([^=]+?)\s*([-+*/]?=)\s*(.+)$", t)
+    if m:
+        name = m.group(1).strip()
+        value = m.group(m.lastindex or 2).strip()
+        op = m.group(2) if m.lastindex == 3 else "="
+        if op in ("+=", "-=") or re.fullmatch(rf"{re.escape(name)}\s*[-+]\s*1", value):
+            step_words = r"\b(?:incremented|decremented|goes (?:up|down)|increased|decreased|added|subtracted)\b"
+            return has(name) and re.search(step_words, statement) is not None
+        return has(name) and has(value)
+    call = re.match(r"^(?:call\s+)?([\w.\[\]]+)\(", t, re.I)
+    if call:
+        return has(call.group(1)) and re.search(r"\b(?:called|invoked|calls|runs)\b", statement) is not None
+    return False

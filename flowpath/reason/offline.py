@@ -525,7 +525,7 @@ class OfflineReasoner(Reasoner):
         if m_deg:
             ids = self._named_nodes(ctx, question, 1)[:1]
             return ids, f"the node whose {m_deg.group(1)}-degree is asked"
-        if re.search(r"how many (decision nodes|decisions)", ql):
+        if re.search(r"how many (decision nodes|decisions|decision points)", ql):
             return [n for n in chart.nodes if node_kind(ctx.chart, n) == "decision"], "all decision nodes"
         if re.search(r"how many nodes|number of nodes|how many edges (are|exist|does|in) (there )?(in )?the (flow)?chart|number of edges", ql) \
                 and "between" not in ql:
@@ -723,6 +723,53 @@ class OfflineReasoner(Reasoner):
         if code_condition(decision) is None:
             return None
         return code_branch(decision, statement) or ""
+
+    def _code_flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
+        """A flow question about a program, read as code is read: "if k is less than 0, what is
+        the next step?" settles one check written as code (`branches.code_branch`) and asks for
+        the step on its taken branch; "after nlines is set to rawdata.count(...), what is checked
+        next?" names one step as code is read aloud (`branches.code_step_named`) and asks for
+        its neighbour (and, "what decision led to that step?", the check before it). The
+        variable names such questions share with other steps ("Input rmode") name nothing.
+        ``None`` when the question is not read so (the general rules answer). Chosen on
+        generated QA (codereason11_val)."""
+        from flowpath.reason.branches import code_branch, code_condition, code_step_named
+
+        chart = ctx.chart
+        ask = _without_embedded_questions(question)
+        # "once x is set, which condition is tested?" asks what follows too
+        nxt = bool(_NEXT_CUE.search(question) or re.search(r"\bonce\b", question, re.I))
+        prev = bool(_PREV_CUE.search(question))
+        settled = []
+        for d in ctx.index.ids:
+            text = chart.nodes[d].text or ""
+            if node_kind(chart, d) == "decision" and code_condition(text) is not None:
+                taken = code_branch(text, ask)
+                if taken is not None:
+                    settled.append((d, taken))
+        if len(settled) == 1 and nxt and not prev and _CONDITION_CUE.search(question):
+            d, taken = settled[0]
+            targets = [e.target for e, cond in branches(chart, d) if cond == taken]
+            if len(targets) == 1:
+                return [d, targets[0]], f"the question settles {d}; the step on its taken branch follows"
+        named = [n for n in ctx.index.ids if node_kind(chart, n) not in ("start", "end", "decision")
+                 and code_step_named(chart.nodes[n].text or "", ask)]
+        if not named and len(settled) == 1 and prev and re.search(r"\bchecks?\b", question, re.I):
+            named = [settled[0][0]]  # "... before the program checks whether code equals 'C'?"
+        if len(named) != 1 or nxt == prev:
+            return None
+        cur = named[0]
+        a = {n: v[1] for n, v in ctx.index.scores(answer).items()} if answer.strip() else {}
+        near = chart.successors(cur) if nxt else chart.predecessors(cur)
+        if not near:
+            return None
+        other = max(near, key=lambda n: (a.get(n, 0.0), -ctx.depth.get(n, 0)))
+        ids = [cur, other] if nxt else [other, cur]
+        if nxt and _ASKS_DECISION.search(question):
+            led = [p for p in chart.predecessors(cur) if node_kind(chart, p) == "decision"]
+            if len(led) == 1:
+                ids = [led[0], *ids]
+        return ids, f"the question names {cur} as code; its neighbour"
 
     def _code_situation(self, ctx: _ChartContext, cands: list[str], settled: dict[str, str]) -> list[str]:
         """A run traced through a program's checks starts at the first check it settles: the
@@ -1058,6 +1105,10 @@ class OfflineReasoner(Reasoner):
     # -- flow referential -----------------------------------------------------------------------
     def _flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         chart = ctx.chart
+        if self.code_checks:
+            code = self._code_flow(ctx, question, answer)
+            if code is not None:
+                return code
         q = self._question_scores(ctx, question)
         if not re.search(r"\b(start|beginning)\b", question, re.I):
             # "starting from X" does not refer to the Start node ("start" stems alike)
