@@ -821,7 +821,7 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
         for d, holds in settled:
             clause = settle_words(p.test.get(d), p.each.get(d), holds, rng, values)
             lead = rng.choice(["At that point ", "Then ", "Here ", "This time ", "When it gets there, "])
-            facts.append((lead if not clause.startswith("this time") else "") + clause + ".")
+            facts.append((lead + clause if not clause.startswith("this time") else f"T{clause[1:]}") + ".")
         answer = walk[-1]
         ask = (rng.choice([" What does the function return?", f" What value does {name} see returned?"])
                if meaning[answer] == "return" else

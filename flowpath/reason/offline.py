@@ -771,20 +771,34 @@ class OfflineReasoner(Reasoner):
                 ids = [led[0], *ids]
         return ids, f"the question names {cur} as code; its neighbour"
 
-    def _code_situation(self, ctx: _ChartContext, cands: list[str], settled: dict[str, str]) -> list[str]:
+    @staticmethod
+    def _code_done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:
+        """The program step a story says was done just before the check ``decision``, named as
+        code is read aloud ("Just before that, nlines is set to rawdata.count(...)") in a
+        sentence after the opening one: a direct predecessor of the check (generated QA,
+        codereason11_val; `_done_before` looks for shared words, which code steps share with
+        every other step on the same variable)."""
+        from flowpath.reason.branches import code_step_named
+
+        later = _sentences(story)[1:]
+        named = [p for p in ctx.chart.predecessors(decision)
+                 if node_kind(ctx.chart, p) not in ("start", "end", "decision")
+                 and any(code_step_named(ctx.chart.nodes[p].text or "", x) for x in later)]
+        return named[0] if len(named) == 1 else None
+
+    def _code_situation(self, ctx: _ChartContext, cands: list[str], settled: dict[str, str], story: str) -> list[str]:
         """A run traced through a program's checks starts at the first check it settles: the
         steps before it that the story names are named by the variables it gives values ("rmode
         is None" names "Input rmode" and "rmode = ..."), not done in the story's situation (the
-        step said done just before the check is added by `_done_before`). On a chart whose
-        checks are written as code only (generated QA, codereason11_val)."""
+        step said done just before the check is added by `_done_before`). Only when the story's
+        values settle that first check (`branches.code_branch`): a check in words, or one read
+        by a level word, keeps the general rule (generated QA, codereason11_val; on scen10's word
+        charts a code-like check beside checks in words is no program)."""
         import networkx as nx
 
-        from flowpath.reason.branches import code_condition
-
-        if not any(node_kind(ctx.chart, n) == "decision" and code_condition(ctx.chart.nodes[n].text or "") is not None
-                   for n in ctx.index.ids):
-            return cands
         first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+        if not self._code_reading(ctx.chart.nodes[first].text or "", story):
+            return cands  # the first check is not one the story's values settle
         before = nx.ancestors(ctx.g, first)
         return [n for n in cands if n not in before]
 
@@ -955,6 +969,8 @@ class OfflineReasoner(Reasoner):
             if settled_at is None and self.scenario_opposites:
                 settled_at = _settling_sentence(ctx.chart.nodes[first].text or "", story)
             done = self._done_before(ctx, story, first, settled_at)
+            if done is None and self.code_checks:
+                done = self._code_done_before(ctx, story, first)
             if done is not None:
                 anchors.append(done)
             if self.scenario_settled_anchors and self._path(ctx, first, best, {}, "", taken=settled) is None:
@@ -975,7 +991,7 @@ class OfflineReasoner(Reasoner):
                 before_first = nx.ancestors(ctx.g, first)
                 cands = [n for n in cands if n not in before_first or rest[n] >= self.scenario_threshold]
         if settled and cands and self.code_checks:
-            cands = self._code_situation(ctx, cands, settled)
+            cands = self._code_situation(ctx, cands, settled, story)
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
