@@ -27,6 +27,7 @@ from flowpath.reason.kinds import (
     branches,
     mend_lost_connectors,
     node_kind,
+    read_code_kinds,
     read_entities,
     split_merged_loops,
     turn_reversed_connectors,
@@ -140,9 +141,9 @@ class _ChartContext:
                  blend: SemanticBlend | None = None, statement: list[str] | None = None) -> None:
         # read the chart with the connectors a transcriber most likely lost put back and the
         # HTML entities a renderer printed as text decoded, connectors read backwards turned,
-        # a check's loop back merged into its forward connector split out (the chart itself
-        # when it is whole)
-        chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(chart))))
+        # a check's loop back merged into its forward connector split out, a program's variable
+        # named like a terminal ("start = i") read as code (the chart itself when it is whole)
+        chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(read_code_kinds(chart)))))
         self.chart = chart
         items = [(n.id, n.text or n.id) for n in chart]
         self.index = NodeIndex.build(items, encoder=encoder, blend=blend)
@@ -561,6 +562,10 @@ class OfflineReasoner(Reasoner):
     # -- fact retrieval -------------------------------------------------------------------------
     def _fact(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         chart = ctx.chart
+        if self.code_checks:
+            code = self._code_condition_of_step(ctx, question, answer)
+            if code is not None:
+                return code
         # "After you rinse the jar, heat the oil for 10 minutes": the leading clause sets the
         # scene (a neighbour), the rest states the fact
         answer = _answer_core(answer, self.fact_trailing_context)
@@ -770,6 +775,32 @@ class OfflineReasoner(Reasoner):
             if len(led) == 1:
                 ids = [led[0], *ids]
         return ids, f"the question names {cur} as code; its neighbour"
+
+    def _code_condition_of_step(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
+        """"Under what condition does the program reach 'Return x'?", "when does f return
+        None?": a question naming one program step as code (its text verbatim, or read aloud:
+        `branches.code_step_named`) and asking for its condition is answered by that step and
+        the check whose branch leads to it (the one the answer settles, when it settles one;
+        else the only check before it). ``None`` otherwise (generated QA, codereason11_val)."""
+        from flowpath.reason.branches import code_branch, code_condition, code_step_named
+
+        if not re.search(r"\b(under what condition|in which case|when does|when do|when is)\b", question, re.I):
+            return None
+        chart = ctx.chart
+        named = [n for n in ctx.index.ids if node_kind(chart, n) not in ("start", "end", "decision")
+                 and ((len(chart.nodes[n].text or "") >= 6 and f"'{chart.nodes[n].text}'" in question)
+                      or code_step_named(chart.nodes[n].text or "", question))]
+        if len(named) != 1:
+            return None
+        step = named[0]
+        checks = [p for p in chart.predecessors(step) if node_kind(chart, p) == "decision"]
+        leading = [d for d in checks if code_condition(chart.nodes[d].text or "") is not None
+                   and any(cond == code_branch(chart.nodes[d].text or "", answer) and e.target == step
+                           for e, cond in branches(chart, d))]
+        if len(leading) == 1 or len(checks) == 1:
+            d = leading[0] if len(leading) == 1 else checks[0]
+            return [d, step], f"the question names {step} as code and asks its condition: {d}, whose branch leads there"
+        return None
 
     @staticmethod
     def _code_done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:

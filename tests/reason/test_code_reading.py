@@ -139,3 +139,26 @@ def test_a_step_named_as_code_and_what_is_checked_after_it():
 
 def test_naming_a_variable_does_not_settle_its_check_in_a_fact_question():
     assert _answer(CHART, "What is numbytes set to?", "(k + 7) // 8") == ["F"]
+
+
+def test_a_variable_named_like_a_terminal_is_no_start_node():
+    from flowpath.reason.kinds import node_kind, read_code_kinds
+
+    chart = read_code_kinds(parse_mermaid("""flowchart TD
+    A(["Start"])
+    B["start = i"]
+    C{"entry.applies_to(agent)?"}
+    D["Return entry"]
+    E(["End"])
+    A --> B
+    B --> C
+    C -->|"Yes"| D
+    C -->|"No"| E
+    D --> E
+"""))
+    assert [node_kind(chart, n) for n in "ABCDE"] == ["start", "process", "decision", "process", "end"]
+
+
+def test_the_condition_of_a_step_named_as_code_is_the_check_leading_there():
+    assert _answer(CHART, "Under what condition does the program reach 'Raise ValueError'?",
+                   "When k is less than 0.") == ["C", "D"]
