@@ -709,6 +709,39 @@ def _compare_truth(left: ast.expr, op: type[ast.cmpop], right: ast.expr, stateme
     return _UNKNOWN
 
 
+# a loop over a sequence drawn as a check: "More items in lines?", "Next x in xs?", "For each x in
+# xs", "Any more items in xs?"; a story says it goes on ("there is still another line left in
+# lines", "lines still has items to visit") or is over ("every line in lines has been visited",
+# "the loop has run out of items in lines")
+_LOOP_CHECK = re.compile(r"^\s*(?:(?:any\s+)?more\s+(?:items|elements|entries)\s+in|next\s+\S+\s+in|for\s+each\s+\S+\s+in"
+                         r"|for\s+\S+\s+in)\s+(.+?)\s*\??\s*$", re.I)
+_LOOP_GOES_ON = re.compile(r"\b(?:still|another|more|remaining|left to|next one|not (?:yet )?(?:done|finished|empty|exhausted))\b",
+                           re.I)
+_LOOP_IS_OVER = re.compile(r"\b(?:every|all|run out|ran out|no (?:more |items |elements )?(?:items|elements|left)|"
+                           r"exhausted|finished|done|over|empty|nothing left)\b", re.I)
+
+
+def loop_sequence(decision: str) -> str | None:
+    """The sequence a loop check drawn as a question walks ("lines" for "More items in lines?",
+    "For each x in xs"), else ``None``."""
+    m = _LOOP_CHECK.match(decision)
+    return m.group(1).strip() if m else None
+
+
+def _loop_branch(seq: str, statement: str) -> str | None:
+    """The branch a statement takes at a loop over ``seq``: a clause naming the sequence
+    verbatim that says the loop goes on (``yes``) or is over (``no``)."""
+    for clause in re.split(r"(?<=[.!?;])\s+", statement):
+        if re.search(rf"(?<![\w.\[]){re.escape(seq)}(?![\w(\[])", clause) is None:
+            continue
+        over, on = _LOOP_IS_OVER.search(clause), _LOOP_GOES_ON.search(clause)
+        if over and not on:
+            return "no"
+        if on and not over:
+            return "yes"
+    return None
+
+
 def code_branch(decision: str, statement: str) -> str | None:
     """``"yes"`` / ``"no"`` when ``statement`` settles the check written as code ``decision`` by
     the values or states it gives its operands, else ``None`` (a check in words, or a variable
@@ -724,10 +757,14 @@ def code_branch(decision: str, statement: str) -> str | None:
     'yes'
     >>> code_branch("i < n?", "What is i set to?") is None
     True
+    >>> code_branch("More items in self.filters?", "At that point every f in self.filters has been visited.")
+    'no'
+
     """
     expr = code_condition(decision)
     if expr is None:
-        return None
+        seq = loop_sequence(decision)
+        return _loop_branch(seq, statement) if seq else None
     got = _code_truth(expr, statement)
     if got is _UNKNOWN or not isinstance(got, bool):
         return None

@@ -723,9 +723,13 @@ class OfflineReasoner(Reasoner):
         for a check in words (read as before), or with ``code_checks`` off."""
         if not self.code_checks:
             return None
-        from flowpath.reason.branches import code_branch, code_condition
+        from flowpath.reason.branches import code_branch, code_condition, loop_sequence
 
-        if code_condition(decision) is None:
+        seq = loop_sequence(decision)
+        # a loop over a sequence written as code ("self.filters", "enumerate(lines)"), not over
+        # "the guest list"
+        if code_condition(decision) is None and (seq is None or re.search(r"\s", seq.strip()) and not
+                                                 re.search(r"[_.(\[]", seq)):
             return None
         return code_branch(decision, statement) or ""
 
