@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -414,6 +415,22 @@ def condition_words(test: ast.expr, holds: bool) -> str:
     return f"{_src(test)} is {'true' if holds else 'false'}"
 
 
+def _check_in_words(test: ast.expr) -> str | None:
+    """A check as an LLM or a person writes it in words around the code's names: "Is i less
+    than n?", "Is items empty?", "Does c equal ';'?", "Is key in cache?"; ``None`` when the
+    condition's subject is not a single code name (its words would be no question)."""
+    if isinstance(test, ast.BoolOp) or (isinstance(test, ast.Compare) and len(test.ops) > 1):
+        return None
+    said = condition_words(test, True)
+    m = re.match(r"^(\S+) (is|equals|does not equal) (.+)$", said)
+    if not m or said.endswith((" is true", " is false")):
+        return None
+    subject, verb, rest = m.groups()
+    if verb == "is":
+        return f"Is {subject} {rest}?"
+    return f"Does {subject} equal {rest}?" if verb == "equals" else None
+
+
 @dataclass
 class RealProgram:
     """A chart drawn from a real function: ``source`` its name and module, ``meaning`` per node
@@ -465,6 +482,9 @@ class _Drawing:
         code = _src(test)
         asked = self.words and " is " not in f" {code} " and self.rng.random() < 0.5
         text = f"Is {code}?" if asked else f"{code}?"
+        worded = _check_in_words(test)
+        if self.words and worded and self.rng.random() < 0.4:  # "Is i less than n?", "Is items empty?"
+            text = worded
         nid = self.node(text, "rhombus", "check", f"whether {condition_words(test, True)}")
         self.test[nid] = test
         return nid
@@ -630,7 +650,7 @@ def _draw(fn: ast.FunctionDef, rng: random.Random) -> RealProgram | None:
                        {mapping[k]: v for k, v in dr.assigned.items()}, [mapping[r] for r in dr.returns])
 
 
-def real_program(rng: random.Random, *, tries: int = 200) -> RealProgram:
+def real_program(rng: random.Random, *, tries: int = 5000) -> RealProgram:
     """A chart drawn from a random function of the Python standard library (see `_Drawing`):
     functions with statements the drawing does not cover, or charts outside 6-25 nodes, are
     skipped."""

@@ -526,6 +526,47 @@ _FALSY = frozenset({"empty", "unset", "false", "falsy", "zero", "none", "not set
 _UNKNOWN = object()
 
 
+# a check written in words around a program's names ("Is i less than n?", "Does c equal ';'?",
+# "Is items empty?", "Is key not None?"): the same condition as code
+_WORDED_CHECK: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^is (\S+) (?:less than or equal to|at most) (.+)$", re.I), "{0} <= {1}"),
+    (re.compile(r"^is (\S+) (?:greater than or equal to|at least) (.+)$", re.I), "{0} >= {1}"),
+    (re.compile(r"^is (\S+) (?:less than|smaller than|below) (.+)$", re.I), "{0} < {1}"),
+    (re.compile(r"^is (\S+) (?:greater than|more than|larger than|above) (.+)$", re.I), "{0} > {1}"),
+    (re.compile(r"^(?:is (\S+) not equal to|does (\S+) not equal) (.+)$", re.I), "{0} != {1}"),
+    (re.compile(r"^(?:is (\S+) equal to|does (\S+) equal) (.+)$", re.I), "{0} == {1}"),
+    (re.compile(r"^is (\S+) not none$", re.I), "{0} is not None"),
+    (re.compile(r"^is (\S+) none$", re.I), "{0} is None"),
+    (re.compile(r"^is (\S+) (?:empty|unset)$", re.I), "not {0}"),
+    (re.compile(r"^is (\S+) (?:not empty|non-empty|set)$", re.I), "{0}"),
+    (re.compile(r"^is (\S+) not in (.+)$", re.I), "{0} not in {1}"),
+    (re.compile(r"^is (\S+) in (.+)$", re.I), "{0} in {1}"),
+    (re.compile(r"^is (\S+) not an? (\w+)$", re.I), "not isinstance({0}, {1})"),
+    (re.compile(r"^is (\S+) an? (\w+)$", re.I), "isinstance({0}, {1})"),
+]
+
+
+def _worded_as_code(text: str) -> str | None:
+    """``text`` (a check without its "?") rewritten as code when it is one of `_WORDED_CHECK`'s
+    forms around names that parse as code ("Is i less than n" -> "i < n"), else ``None``."""
+    for pattern, form in _WORDED_CHECK:
+        m = pattern.match(text)
+        if m:
+            parts = [g for g in m.groups() if g is not None]
+            # a program's name must be in it ("self._alive", "nums[i]", "i", "';'"), or the
+            # check asks for None: "Is age above 18?" stays a check in words
+            code_like = [p for p in parts if re.search(r"[_.(\[\]'\"]", p) or len(p) <= 2]
+            if not code_like and "None" not in form:
+                return None
+            code = form.format(*parts)
+            try:
+                ast.parse(code, mode="eval")
+            except (SyntaxError, ValueError):
+                return None
+            return code
+    return None
+
+
 def code_condition(decision: str) -> ast.expr | None:
     """The condition of a check written as code ("i < n?", "Is self._name_ is None?", "not mo?"),
     parsed by Python's ast; ``None`` for a check in words ("Is the glue dry?" does not parse,
@@ -535,11 +576,16 @@ def code_condition(decision: str) -> ast.expr | None:
     'x % 2 == 0'
     >>> code_condition("Is the glue dry?") is None
     True
+    >>> ast.unparse(code_condition("Is i less than n?"))
+    'i < n'
+    >>> code_condition("Is the score above 600?") is None
+    True
     >>> code_condition("Is 'x' in 'seen'?") is None
     True
     """
     text = decision.strip().rstrip("?").strip()
-    for candidate in (text, re.sub(r"^(?:is|if|while|check)\s+", "", text, flags=re.I)):
+    worded = _worded_as_code(text)
+    for candidate in (text, re.sub(r"^(?:is|if|while|check)\s+", "", text, flags=re.I), *([worded] if worded else [])):
         try:
             expr = ast.parse(candidate, mode="eval").body
         except (SyntaxError, ValueError):
