@@ -563,9 +563,9 @@ class OfflineReasoner(Reasoner):
     def _fact(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         chart = ctx.chart
         if self.code_checks:
-            code = self._code_condition_of_step(ctx, question, answer)
-            if code is not None:
-                return code
+            by_code = self._code_condition_of_step(ctx, question, answer)
+            if by_code is not None:
+                return by_code
         # "After you rinse the jar, heat the oil for 10 minutes": the leading clause sets the
         # scene (a neighbour), the rest states the fact
         answer = _answer_core(answer, self.fact_trailing_context)
@@ -1157,9 +1157,9 @@ class OfflineReasoner(Reasoner):
     def _flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         chart = ctx.chart
         if self.code_checks:
-            code = self._code_flow(ctx, question, answer)
-            if code is not None:
-                return code
+            by_code = self._code_flow(ctx, question, answer)
+            if by_code is not None:
+                return by_code
         q = self._question_scores(ctx, question)
         if not re.search(r"\b(start|beginning)\b", question, re.I):
             # "starting from X" does not refer to the Start node ("start" stems alike)
