@@ -555,7 +555,7 @@ def _worded_as_code(text: str) -> str | None:
             parts = [g for g in m.groups() if g is not None]
             # a program's name must be in it ("self._alive", "nums[i]", "i", "';'"), or the
             # check asks for None: "Is age above 18?" stays a check in words
-            code_like = [p for p in parts if re.search(r"[_.(\[\]'\"]", p) or len(p) <= 2]
+            code_like = [p for p in parts if re.search(r"[_.(\[\]'\"]", p) or (len(p) <= 2 and p.isalpha())]
             if not code_like and "None" not in form:
                 return None
             code = form.format(*parts)

@@ -162,3 +162,20 @@ def test_a_variable_named_like_a_terminal_is_no_start_node():
 def test_the_condition_of_a_step_named_as_code_is_the_check_leading_there():
     assert _answer(CHART, "Under what condition does the program reach 'Raise ValueError'?",
                    "When k is less than 0.") == ["C", "D"]
+
+
+@pytest.mark.parametrize(("check", "statement", "branch"), [
+    ("Is i less than n?", "i is 3 and n is 5.", "yes"),
+    ("Does c equal ';'?", "This time c is ';'.", "yes"),
+    ("Is callback not None?", "Then callback is None.", "no"),
+    ("Is self._alive set?", "Here self._alive is empty.", "no"),
+    ("More items in self.filters?", "At that point every f in self.filters has been visited.", "no"),
+    ("Next line in lines?", "There is still another line left in lines.", "yes"),
+])
+def test_checks_worded_around_code_names_and_loops_are_read_as_code(check, statement, branch):
+    assert code_branch(check, statement) == branch
+
+
+def test_checks_worded_around_plain_words_stay_checks_in_words():
+    assert code_condition("Is age above 18?") is None
+    assert code_condition("Is the score less than 600?") is None
