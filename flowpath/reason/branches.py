@@ -503,7 +503,8 @@ def read_check(decision: str, statement: str, *, min_overlap: float = 0.5,
 # left open cannot change the outcome.
 _CODE_HINT = re.compile(r"[_.(\[=!%<>]|\b(?:not|is|in|and|or|None|True|False)\b")
 _CODE_VALUE = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|None|True|False)"
-_SAYS_VALUE = re.compile(rf"^\s*(?:=|==|is now|is still|is|equals|comes out as|comes to|becomes|holds|has the value)\s+{_CODE_VALUE}(?![\w(\[]|\.\w)")
+_SAYS_VALUE = re.compile(rf"^\s*(?:=|==|is now|is still|is|equals|comes out as|comes to|comes in at|becomes|holds|has the value|"
+                         rf"reads|shows|stands at|sits at|is at|hits|reaches)\s+{_CODE_VALUE}(?![\w(\[]|\.\w)")
 _SAYS_TRUTH = re.compile(r"^\s*(?:is|comes out|evaluates to|turns out)\s+(not empty|non-empty|empty|set(?! to\b)|unset|true|false|"
                          r"truthy|falsy|zero|not none|none|not set)\b|^\s*(has a value|has no value|holds|fails)\b", re.I)
 _SAYS_ITEMS = re.compile(r"^\s*(?:has|holds|contains)\s+(\d+)\s+(?:items?|elements?|entries|characters?|values?)\b")
@@ -553,9 +554,10 @@ def _worded_as_code(text: str) -> str | None:
         m = pattern.match(text)
         if m:
             parts = [g for g in m.groups() if g is not None]
-            # a program's name must be in it ("self._alive", "nums[i]", "i", "';'"), or the
-            # check asks for None: "Is age above 18?" stays a check in words
-            code_like = [p for p in parts if re.search(r"[_.(\[\]'\"]", p) or (len(p) <= 2 and p.isalpha())]
+            # a program's name must be in it ("self._alive", "nums[i]", "i"), or the check asks
+            # for None: "Is age above 18?" and "Is 'count' equal to zero?" (a word chart's quoted
+            # name, scen10) stay checks in words
+            code_like = [p for p in parts if re.search(r"[_.(\[\]]", p) or (len(p) <= 2 and p.isalpha())]
             if not code_like and "None" not in form:
                 return None
             code = form.format(*parts)
@@ -567,9 +569,11 @@ def _worded_as_code(text: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def code_condition(decision: str) -> ast.expr | None:
     """The condition of a check written as code ("i < n?", "Is self._name_ is None?", "not mo?"),
-    parsed by Python's ast; ``None`` for a check in words ("Is the glue dry?" does not parse,
+    parsed by Python's ast (memoised: every rule asks it of every check; the tree is not
+    changed by its readers); ``None`` for a check in words ("Is the glue dry?" does not parse,
     "Approved?" is a capitalised word) or one with nothing code-like in it.
 
     >>> ast.unparse(code_condition("Is x % 2 == 0?"))

@@ -179,3 +179,5 @@ def test_checks_worded_around_code_names_and_loops_are_read_as_code(check, state
 def test_checks_worded_around_plain_words_stay_checks_in_words():
     assert code_condition("Is age above 18?") is None
     assert code_condition("Is the score less than 600?") is None
+    assert code_condition("Is 'count' equal to zero?") is None
+    assert code_branch("Is len(nums) less than 5?", "What should be done if len(nums) reads 5?") == "no"
