@@ -49,7 +49,7 @@ QUESTION_TYPES = ("fact_retrieval", "applied_scenario", "flow_referential", "top
 
 _TOPO = re.compile(
     r"direct(ly)?\s+(successor|predecessor)|shortest path|how many edges|in-?degree|out-?degree|"
-    r"how many (nodes|decision nodes|decisions|decision points|terminal)|number of (nodes|edges)|total number of", re.I)
+    r"how many (nodes|decision nodes|decisions|terminal)|how many decision points (are there|does|in)|number of (nodes|edges)|total number of", re.I)
 _FLOW = re.compile(
     r"\b(currently|current step|i am at|i'm at|i'm currently|i am currently|at the step|just (finished|completed|decided|done)|"
     r"immediately (after|before|prior|following|preceding)|immediate(ly)? next|next (immediate )?(step|task|action|question)|"
