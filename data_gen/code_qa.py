@@ -15,8 +15,12 @@ answer, a flow question's neighbours and decision, topological questions as `mak
 
 from __future__ import annotations
 
+import ast
 import random
+import re
+import sysconfig
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from flowpath.graph import Edge, FlowChart, Node
@@ -404,3 +408,597 @@ def make_code_questions(p: Program, chart_id: str, rng: random.Random, *,
             add("topological", rec["question"], rec["answer"], rec["gold"])
     return out
 
+
+
+# -- program charts drawn from real Python functions ------------------------------------------
+# Generated programs (`random_program`) are one template: a counting loop over an array. Real code
+# charts are drawn from functions people wrote: `if`/`elif`/`else` chains, `while` loops, loops
+# that `break`/`continue`, early returns, prints, calls. `real_program` parses functions of the
+# Python standard library on this machine with `ast` and draws each the way a person or an LLM
+# draws a code flowchart (Start, the statements as boxes, each condition as a diamond with Yes/No
+# branches, a `for` loop as a check that loops back, returns leading to End); nothing is executed.
+
+_MAX_TEXT = 42            # longer statements make a chart nobody would draw box by box
+_NODE_RANGE = (6, 25)     # nodes a chart may have (Start and End included)
+_STDLIB_DIRS = ("", "json", "email", "http", "urllib", "logging", "importlib", "concurrent/futures",
+                "xml/dom", "asyncio", "collections", "unittest", "wsgiref", "html", "ctypes", "sqlite3",
+                "multiprocessing", "lib2to3", "pydoc_data", "tomllib", "zoneinfo", "encodings")
+
+
+class _Unsupported(Exception):
+    """A statement the drawing does not cover (try, with, nested def, yield...): skip the function."""
+
+
+def _stdlib_functions() -> list[ast.FunctionDef]:
+    """Every function (and method) of the standard library's modules in `_STDLIB_DIRS`, in a fixed
+    order (sorted paths, source order), parsed once per process."""
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        root = Path(sysconfig.get_paths()["stdlib"])
+        found: list[ast.FunctionDef] = []
+        for sub in _STDLIB_DIRS:
+            for path in sorted((root / sub).glob("*.py")):
+                try:
+                    tree = ast.parse(path.read_text(encoding="utf-8"))
+                except (SyntaxError, UnicodeDecodeError, ValueError):
+                    continue
+                found.extend(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+        _FUNCTIONS = found
+    return _FUNCTIONS
+
+
+_FUNCTIONS: list[ast.FunctionDef] | None = None
+
+
+def _src(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+def _is_print(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+
+
+def _range_loop(node: ast.For) -> tuple[str, str, str] | None:
+    """(counter, start, stop) of ``for i in range(stop)`` / ``range(start, stop)``."""
+    it = node.iter
+    if (isinstance(node.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "range" and 1 <= len(it.args) <= 2 and not it.keywords):
+        start, stop = (ast.Constant(0), it.args[0]) if len(it.args) == 1 else it.args
+        return node.target.id, _src(start), _src(stop)
+    return None
+
+
+_CMP_WORDS: dict[type, tuple[str, str]] = {  # (holds, fails)
+    ast.Lt: ("is less than", "is at least"), ast.LtE: ("is at most", "is greater than"),
+    ast.Gt: ("is greater than", "is at most"), ast.GtE: ("is at least", "is less than"),
+    ast.Eq: ("equals", "does not equal"), ast.NotEq: ("does not equal", "equals"),
+    ast.In: ("is in", "is not in"), ast.NotIn: ("is not in", "is in"),
+    ast.Is: ("is", "is not"), ast.IsNot: ("is not", "is"),
+}
+
+
+def condition_words(test: ast.expr, holds: bool) -> str:
+    """How a person says that a condition holds (or fails): ``x < 0`` -> "x is less than 0" /
+    "x is at least 0", ``not items`` -> "items is empty", ``len(s) == 0`` -> "s is empty"."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right, op = test.left, test.comparators[0], type(test.ops[0])
+        if (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len"
+                and len(left.args) == 1 and isinstance(right, ast.Constant) and right.value == 0
+                and op in (ast.Eq, ast.Gt, ast.NotEq)):
+            empty = (op is ast.Eq) == holds
+            return f"{_src(left.args[0])} is {'empty' if empty else 'not empty'}"
+        if op in _CMP_WORDS:
+            return f"{_src(left)} {_CMP_WORDS[op][0 if holds else 1]} {_src(right)}"
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        if isinstance(inner, (ast.Name, ast.Attribute)):
+            return f"{_src(inner)} is {'empty' if holds else 'not empty'}"
+        return condition_words(inner, not holds)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2:
+        return f"{_src(test.args[0])} is {'' if holds else 'not '}a {_src(test.args[1])}"
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "len" and len(test.args) == 1:
+        return f"{_src(test.args[0])} is {'not empty' if holds else 'empty'}"
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return f"{_src(test)} is {'set' if holds else 'empty'}"
+    return f"{_src(test)} is {'true' if holds else 'false'}"
+
+
+def _check_in_words(test: ast.expr) -> str | None:
+    """A check as an LLM or a person writes it in words around the code's names: "Is i less
+    than n?", "Is items empty?", "Does c equal ';'?", "Is key in cache?"; ``None`` when the
+    condition's subject is not a single code name (its words would be no question)."""
+    if isinstance(test, ast.BoolOp) or (isinstance(test, ast.Compare) and len(test.ops) > 1):
+        return None
+    said = condition_words(test, True)
+    m = re.match(r"^(\S+) (is|equals|does not equal) (.+)$", said)
+    if not m or said.endswith((" is true", " is false")):
+        return None
+    subject, verb, rest = m.groups()
+    if verb == "is":
+        return f"Is {subject} {rest}?"
+    return f"Does {subject} equal {rest}?" if verb == "equals" else None
+
+
+@dataclass
+class RealProgram:
+    """A chart drawn from a real function: ``source`` its name and module, ``meaning`` per node
+    id what the node is (``assign``, ``update``, ``check``, ``loop``, ``return``, ``print``,
+    ``call``, ``start``, ``end``), ``say`` how a person says what the node does, ``test`` the
+    parsed condition of each check (``None`` for a for-each loop: its ``each`` gives the loop
+    variable and the sequence), ``assigned`` the variable each assignment sets."""
+
+    chart: FlowChart
+    source: str
+    meaning: dict[str, str]
+    say: dict[str, str]
+    test: dict[str, ast.expr | None]
+    each: dict[str, tuple[str, str]]
+    assigned: dict[str, str]
+    returns: list[str]
+
+
+class _Drawing:
+    """Draws a function body statement by statement (see `real_program`)."""
+
+    def __init__(self, rng: random.Random, words: bool) -> None:
+        self.rng, self.words = rng, words
+        self.fc = FlowChart("TD")
+        self.meaning: dict[str, str] = {}
+        self.say: dict[str, str] = {}
+        self.test: dict[str, ast.expr | None] = {}
+        self.each: dict[str, tuple[str, str]] = {}
+        self.assigned: dict[str, str] = {}
+        self.returns: list[str] = []
+        self.loops: list[tuple[str, list[tuple[str, str | None]]]] = []  # (continue target, breaks)
+        self.yes, self.no = rng.choice([("Yes", "No"), ("Yes", "No"), ("True", "False")])
+        self.count = 0
+
+    def node(self, text: str, shape: str, meaning: str, say: str) -> str:
+        if len(text) > _MAX_TEXT or "\n" in text or '"' in text and "'" in text:
+            raise _Unsupported(text)
+        nid = f"n{self.count}"
+        self.count += 1
+        self.fc.add_node(Node(nid, text, shape))
+        self.meaning[nid], self.say[nid] = meaning, say
+        return nid
+
+    def join(self, exits: list[tuple[str, str | None]], target: str) -> None:
+        for src, label in exits:
+            self.fc.add_edge(Edge(src, target, label))
+
+    def check(self, test: ast.expr) -> str:
+        code = _src(test)
+        asked = self.words and " is " not in f" {code} " and self.rng.random() < 0.5
+        text = f"Is {code}?" if asked else f"{code}?"
+        worded = _check_in_words(test)
+        if self.words and worded and self.rng.random() < 0.4:  # "Is i less than n?", "Is items empty?"
+            text = worded
+        nid = self.node(text, "rhombus", "check", f"whether {condition_words(test, True)}")
+        self.test[nid] = test
+        return nid
+
+    def block(self, body: list[ast.stmt], exits: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        for stmt in body:
+            exits = self.statement(stmt, exits)
+        return exits
+
+    def statement(self, s: ast.stmt, exits: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        rng = self.rng
+        if isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
+            return exits  # docstrings and `pass` are not drawn
+        if not exits:
+            raise _Unsupported("unreachable code")
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and (s.value is not None):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            if len(targets) != 1:
+                raise _Unsupported("chained assignment")
+            name, value = _src(targets[0]), _src(s.value)
+            text = f"{name} = {value}"
+            if self.words and isinstance(s.value, ast.Constant) and rng.random() < 0.5:
+                text = rng.choice([f"Set {name} to {value}", f"Initialize {name} to {value}"])
+            nid = self.node(text, "rect", "assign", f"{name} is set to {value}")
+            self.assigned[nid] = name
+        elif isinstance(s, ast.AugAssign):
+            name, value = _src(s.target), _src(s.value)
+            one = isinstance(s.value, ast.Constant) and s.value.value == 1
+            if isinstance(s.op, ast.Add) and one:
+                say = f"{name} is incremented"
+                text = rng.choice([f"{name} += 1", f"{name} = {name} + 1"] + ([f"Increment {name}"] if self.words else []))
+            elif isinstance(s.op, ast.Sub) and one:
+                say = f"{name} is decremented"
+                text = rng.choice([f"{name} -= 1", f"{name} = {name} - 1"] + ([f"Decrement {name}"] if self.words else []))
+            elif isinstance(s.op, ast.Add):
+                say = f"{value} is added to {name}"
+                text = rng.choice([f"{name} += {value}", f"{name} = {name} + {value}"])
+            else:
+                say = f"{name} is updated with {value}"
+                text = _src(s)
+            nid = self.node(text, "rect", "update", say)
+            self.assigned[nid] = name
+        elif isinstance(s, ast.Expr) and _is_print(s.value):
+            call = s.value
+            assert isinstance(call, ast.Call)
+            args = ", ".join(_src(a) for a in call.args)
+            nid = self.node(f"Print {args}".strip() if rng.random() < 0.8 else f"Display {args}".strip(),
+                            "lean_right", "print", f"the program prints {args}")
+        elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            func = _src(s.value.func)
+            code = _src(s.value)
+            text = f"Call {code}" if self.words and rng.random() < 0.5 else code
+            nid = self.node(text, "rect", "call", f"{func} is called")
+        elif isinstance(s, ast.Return):
+            value = _src(s.value) if s.value is not None else ""
+            nid = self.node(f"Return {value}".strip(), rng.choice(["rect", "lean_right", "round"]), "return",
+                            f"the function returns {value or 'without a value'}")
+            self.join(exits, nid)
+            self.returns.append(nid)
+            return []
+        elif isinstance(s, ast.Raise) and s.exc is not None:
+            exc = s.exc.func if isinstance(s.exc, ast.Call) else s.exc
+            nid = self.node(f"Raise {_src(exc)}", "rect", "return", f"the function raises {_src(exc)}")
+            self.join(exits, nid)
+            self.returns.append(nid)
+            return []
+        elif isinstance(s, ast.If):
+            d = self.check(s.test)
+            self.join(exits, d)
+            taken = self.block(s.body, [(d, self.yes)])
+            other = self.block(s.orelse, [(d, self.no)]) if s.orelse else [(d, self.no)]
+            return taken + other
+        elif isinstance(s, ast.While) and not s.orelse:
+            if isinstance(s.test, ast.Constant):
+                raise _Unsupported("while True")
+            d = self.check(s.test)
+            self.meaning[d] = "loop"
+            self.join(exits, d)
+            self.loops.append((d, []))
+            back = self.block(s.body, [(d, self.yes)])
+            self.join(back, d)
+            _, breaks = self.loops.pop()
+            return [(d, self.no), *breaks]
+        elif isinstance(s, ast.For) and not s.orelse:
+            counted = _range_loop(s)
+            if counted:
+                c, start, stop = counted
+                init = self.node(f"{c} = {start}", "rect", "assign", f"the counter {c} starts at {start}")
+                self.assigned[init] = c
+                self.join(exits, init)
+                test = ast.parse(f"{c} < {stop}", mode="eval").body
+                d = self.check(test)
+                self.meaning[d] = "loop"
+                self.fc.add_edge(Edge(init, d))
+                step = self.node(rng.choice([f"{c} += 1", f"{c} = {c} + 1"]), "rect", "update",
+                                 f"the counter {c} is incremented")
+                self.assigned[step] = c
+                self.loops.append((step, []))
+                back = self.block(s.body, [(d, self.yes)])
+                self.join(back, step)
+                self.fc.add_edge(Edge(step, d))
+            else:
+                var, seq = _src(s.target), _src(s.iter)
+                text = rng.choice([f"More items in {seq}?", f"Next {var} in {seq}?", f"For each {var} in {seq}"])
+                d = self.node(text, "rhombus", "loop", f"whether there is another {var} in {seq}")
+                self.test[d] = None
+                self.each[d] = (var, seq)
+                self.join(exits, d)
+                self.loops.append((d, []))
+                back = self.block(s.body, [(d, self.yes)])
+                self.join(back, d)
+            _, breaks = self.loops.pop()
+            return [(d, self.no), *breaks]
+        elif isinstance(s, ast.Break) and self.loops:
+            self.loops[-1][1].extend(exits)
+            return []
+        elif isinstance(s, ast.Continue) and self.loops:
+            self.join(exits, self.loops[-1][0])
+            return []
+        else:
+            raise _Unsupported(type(s).__name__)
+        self.join(exits, nid)
+        return [(nid, None)]
+
+
+def _draw(fn: ast.FunctionDef, rng: random.Random) -> RealProgram | None:
+    """The chart of one function, or None when it has a statement the drawing does not cover,
+    a check whose two branches meet at once, or a size outside `_NODE_RANGE`."""
+    from data_gen.qa import relabel_in_flow_order
+
+    dr = _Drawing(rng, words=rng.random() < 0.5)
+    try:
+        start = dr.node(rng.choice(["Start", "Begin", "START", f"Start {fn.name}"]), "stadium", "start",
+                        "the function starts")
+        exits: list[tuple[str, str | None]] = [(start, None)]
+        params = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
+        if params and rng.random() < 0.6:
+            shown = ", ".join(params)
+            inp = dr.node(rng.choice([f"Input {shown}", f"Read {shown}", f"Get {shown}"]), "lean_right", "input",
+                          f"{shown} {'are' if len(params) > 1 else 'is'} read in")
+            dr.join(exits, inp)
+            exits = [(inp, None)]
+        exits = dr.block(fn.body, exits)
+    except (_Unsupported, RecursionError):
+        return None
+    end = dr.node(rng.choice(["End", "Stop", "END"]), "stadium", "end", "the program ends")
+    dr.join(exits, end)
+    for r in dr.returns:
+        dr.fc.add_edge(Edge(r, end))
+    fc = dr.fc
+    checks = [n for n, m in dr.meaning.items() if m in ("check", "loop")]
+    if not checks or not (_NODE_RANGE[0] <= len(fc) <= _NODE_RANGE[1]):
+        return None
+    for d in checks:
+        targets = [e.target for e in fc.out_edges(d)]
+        if len(targets) != 2 or len(set(targets)) != 2:
+            return None
+    fc, mapping = relabel_in_flow_order(fc, start)
+    src = {mapping[k]: v for k, v in dr.test.items()}
+    return RealProgram(fc, fn.name, {mapping[k]: v for k, v in dr.meaning.items()},
+                       {mapping[k]: v for k, v in dr.say.items()}, src,
+                       {mapping[k]: v for k, v in dr.each.items()},
+                       {mapping[k]: v for k, v in dr.assigned.items()}, [mapping[r] for r in dr.returns])
+
+
+def real_program(rng: random.Random, *, tries: int = 5000) -> RealProgram:
+    """A chart drawn from a random function of the Python standard library (see `_Drawing`):
+    functions with statements the drawing does not cover, or charts outside 6-25 nodes, are
+    skipped."""
+    functions = _stdlib_functions()
+    for _ in range(tries):
+        fn = rng.choice(functions)
+        if fn.name.startswith("__") or len(fn.body) < 2:  # dunders and one-liners: few charts
+            continue
+        program = _draw(fn, rng)
+        if program is not None and (len(program.chart) >= 8 or rng.random() < 0.3):
+            return program
+    raise RuntimeError("no standard-library function fits a chart")
+
+
+def _cap(text: str) -> str:
+    """A sentence from a clause; a clause opening with a code name keeps its case ("i is 3.")."""
+    first = text.split(" ", 1)[0]
+    if first in ("the", "it", "when", "whether", "next", "there", "every"):
+        text = f"{text[0].upper()}{text[1:]}"
+    return f"{text}." if text else text
+
+
+def _simple(node: ast.expr) -> bool:
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+def settle_words(test: ast.expr | None, each: tuple[str, str] | None, holds: bool, rng: random.Random,
+                 values: dict[str, Any]) -> str:
+    """A clause of a story that settles a check the way a person tracing the code says it: the
+    values the variables have ("this time x is -3", "nums has 0 items", "key is None") where the
+    check compares a variable with a constant or another variable, else the condition in words
+    ("the loop has gone through every line in lines"). ``values`` collects the numbers stated."""
+    if test is None:
+        var, seq = each or ("item", "items")
+        return (rng.choice([f"there is still another {var} left in {seq}", f"{seq} still has items to visit"]) if holds
+                else rng.choice([f"every {var} in {seq} has been visited", f"the loop has run out of items in {seq}"]))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right, op = test.left, test.comparators[0], test.ops[0]
+        want = holds
+        if isinstance(right, ast.Constant) and isinstance(right.value, int) and not isinstance(right.value, bool) \
+                and isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)):
+            c = right.value
+            candidates = [v for v in range(c - 6, c + 7) if _compare(op, v, c) == want]
+            v = rng.choice(candidates)
+            if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" \
+                    and len(left.args) == 1 and v >= 0:
+                seq = _src(left.args[0])
+                values[seq] = v
+                return rng.choice([f"{seq} has {v} items", f"{seq} holds {v} elements", f"len({seq}) is {v}"])
+            if _simple(left):
+                name = _src(left)
+                values[name] = v
+                return rng.choice([f"{name} is {v}", f"this time {name} = {v}", f"{name} comes out as {v}"])
+        if _simple(left) and _simple(right) and isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            a, b = rng.choice([(a, b) for a in range(13) for b in range(13) if _compare(op, a, b) == want])
+            values[_src(left)], values[_src(right)] = a, b
+            return rng.choice([f"{_src(left)} is {a} and {_src(right)} is {b}", f"{_src(left)} = {a} while {_src(right)} = {b}"])
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None \
+                and _simple(left):
+            none = want == isinstance(op, ast.Is)
+            return f"{_src(left)} is None" if none else rng.choice([f"{_src(left)} is not None", f"{_src(left)} has a value"])
+    return condition_words(test, holds)
+
+
+def _compare(op: ast.cmpop, a: int, b: int) -> bool:
+    return {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b, ast.Eq: a == b,
+            ast.NotEq: a != b}[type(op)]
+
+
+def _trace(p: RealProgram, rng: random.Random) -> tuple[list[str], list[tuple[str, bool]]] | None:
+    """A walk a run takes: from a random check through the branch chosen at each check it meets
+    to a step (a return or print, or a step a few nodes on), never through a node twice; with the
+    (check, holds) choices made on the way. None when the walk reaches nothing to ask about."""
+    chart, meaning = p.chart, p.meaning
+    checks = [n for n, m in meaning.items() if m in ("check", "loop")]
+    cur = rng.choice(checks)
+    walk, settled = [cur], []
+    cap = rng.randint(2, 6)
+    while True:
+        if meaning[cur] in ("check", "loop"):
+            options = [e for e in chart.out_edges(cur) if e.condition in ("yes", "no")]
+            rng.shuffle(options)
+            options = [e for e in options if e.target not in walk] or []
+            if not options:
+                return None
+            e = options[0]
+            settled.append((cur, e.condition == "yes"))
+            nxt = e.target
+        else:
+            outs = chart.out_edges(cur)
+            if len(outs) != 1:
+                return None
+            nxt = outs[0].target
+        if meaning[nxt] in ("end", "start") or nxt in walk:
+            break
+        walk.append(nxt)
+        cur = nxt
+        if meaning[cur] in ("return", "print") or (len(walk) >= cap and meaning[cur] not in ("check", "loop")):
+            break
+    if meaning[walk[-1]] in ("check", "loop") or len(walk) < 2:
+        return None
+    return walk, settled
+
+
+def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, *,
+                             per_type: int = 1) -> list[dict[str, Any]]:
+    """Questions of the four benchmark types about a `real_program` chart, as people ask about
+    code: "what does the function return when x is negative", "after the counter is incremented,
+    what is checked next", a run traced with given values through the checks ("this time n is
+    4"), "how many decisions". Gold by docs/reasoning.md's conventions: a fact's node and the
+    check a conditional fact settles; a scenario's walk from the first check its story settles to
+    the answer (with the step it says was done just before, in a sentence after the opening one);
+    a flow question's nodes and the decision it asks about; topological as `make_questions`."""
+    from data_gen.qa import _q, make_questions
+
+    chart, meaning, say = p.chart, p.meaning, p.say
+    out: list[dict[str, Any]] = []
+    fn = p.source
+
+    def add(qtype: str, q: str, a: str, gold: list[str]) -> None:
+        out.append(_q(chart_id, len(out), qtype, q, a, gold, "code", rng))
+
+    checks = [n for n, m in meaning.items() if m in ("check", "loop")]
+    steps = [n for n, m in meaning.items() if m not in ("start", "end", "check", "loop")]
+
+    def does(n: str) -> str:
+        """What the program does at node ``n``: "x is set to 0", "it checks whether x is set"."""
+        return f"it checks {say[n]}" if meaning[n] in ("check", "loop") else say[n]
+
+    def words(d: str, holds: bool) -> str:
+        test = p.test.get(d)
+        if test is None:
+            var, seq = p.each.get(d, ("item", "items"))
+            return f"there is another {var} in {seq}" if holds else f"the loop over {seq} has no items left"
+        return condition_words(test, holds)
+
+    for _ in range(per_type):  # fact retrieval
+        branches = [(d, e) for d in checks for e in chart.out_edges(d)
+                    if e.condition in ("yes", "no") and meaning[e.target] not in ("end", "check", "loop")]
+        inits = [n for n in steps if meaning[n] == "assign" and n in p.assigned]
+        form = rng.choice((["branch"] * 3 if branches else []) + (["init"] if inits else [])
+                          + (["cond"] if branches else []))
+        if form == "branch":
+            d, e = rng.choice(branches)
+            cw, t = words(d, e.condition == "yes"), e.target
+            if meaning[t] == "return":
+                q = rng.choice([f"What does {fn} return when {cw}?", f"What does the function return if {cw}?",
+                                f"If {cw}, what is returned?"])
+            else:
+                q = rng.choice([f"What happens if {cw}?", f"When {cw}, what does the program do?"])
+            add("fact_retrieval", q, _cap(say[t]), [d, t])
+        elif form == "init":
+            n = rng.choice(inits)
+            name = p.assigned[n]
+            value = say[n].split(" is set to ", 1)[-1].replace("the counter ", "").split(" starts at ")[-1]
+            const = isinstance(ast.parse(value, mode="eval").body, ast.Constant) if value.isprintable() else False
+            q = rng.choice([f"What is {name} set to?", f"What value does {name} get in {fn}?"]
+                           + ([f"What is {name} initialised to?"] if const else []))
+            add("fact_retrieval", q, rng.choice([value, f"{name} is set to {value}."]), [n])
+        else:
+            d, e = rng.choice(branches)
+            t = e.target
+            returned = say[t].split("the function returns ", 1)
+            q = (f"When does {fn} return {returned[1]}?" if len(returned) == 2 and returned[1] and rng.random() < 0.5
+                 else f"Under what condition does the program reach '{chart.nodes[t].text}'?")
+            add("fact_retrieval", q, _cap(f"when {words(d, e.condition == 'yes')}"), [d, t])
+
+    name = rng.choice(_NAMES)
+    who = f"{name}, {rng.choice(_ROLES)},"
+    made = 0
+    for _ in range(per_type * 6):  # applied scenario: a run traced through the checks
+        if made >= per_type:
+            break
+        traced = _trace(p, rng)
+        if traced is None:
+            continue
+        walk, settled = traced
+        values: dict[str, Any] = {}
+        opening = rng.choice([f"{who} is tracing {fn}() by hand.", f"{who} runs {fn} on a small test input.",
+                              f"{who} is stepping through {fn}() in a debugger."])
+        facts, gold = [], []
+        preds = chart.predecessors(walk[0])
+        if len(preds) == 1 and meaning[preds[0]] in ("assign", "update", "call", "input") and preds[0] not in walk \
+                and rng.random() < 0.4:
+            facts.append(rng.choice([f"Just before that, {say[preds[0]]}.",
+                                     f"{name} has just watched as {say[preds[0]]}."]))
+            gold.append(preds[0])
+        for d, holds in settled:
+            clause = settle_words(p.test.get(d), p.each.get(d), holds, rng, values)
+            lead = rng.choice(["At that point ", "Then ", "Here ", "This time ", "When it gets there, "])
+            facts.append((lead + clause if not clause.startswith("this time") else f"T{clause[1:]}") + ".")
+        answer = walk[-1]
+        ask = (rng.choice([" What does the function return?", f" What value does {name} see returned?"])
+               if meaning[answer] == "return" else
+               rng.choice([" What gets printed?", " What does the program output?"]) if meaning[answer] == "print" else
+               rng.choice([" What does the program do next?", f" Which step should {name} expect next?"]))
+        add("applied_scenario", f"{opening} " + " ".join(facts) + ask, _cap(say[answer]), gold + walk)
+        made += 1
+
+    for _ in range(per_type):  # flow referential
+        into_check = [n for n in steps if len(chart.out_edges(n)) == 1
+                      and meaning[chart.out_edges(n)[0].target] in ("check", "loop")]
+        plain = [n for n in steps if len(chart.out_edges(n)) == 1
+                 and meaning[chart.out_edges(n)[0].target] not in ("end", "check", "loop")]
+        before = [n for n in steps + checks if len(chart.predecessors(n)) == 1
+                  and meaning[chart.predecessors(n)[0]] not in ("start",)]
+        exits = [(d, e.target) for d in checks if meaning[d] == "loop" for e in chart.out_edges(d)
+                 if e.condition == "no" and meaning[e.target] != "end"]
+        branch_next = [(d, e) for d in checks for e in chart.out_edges(d)
+                       if e.condition in ("yes", "no") and meaning[e.target] not in ("end", "check", "loop")]
+        led = [(d, e, chart.out_edges(e.target)[0].target) for d in checks for e in chart.out_edges(d)
+               if e.condition in ("yes", "no") and meaning[e.target] not in ("end", "check", "loop")
+               and len(chart.out_edges(e.target)) == 1 and meaning[chart.out_edges(e.target)[0].target] != "end"]
+        forms = [f for f, ok in (("into_check", into_check), ("after", plain), ("before", before),
+                                 ("exit", exits), ("led", led), ("branch_next", branch_next)) if ok]
+        if not forms:
+            break
+        form = rng.choice(forms)
+        if form == "into_check":
+            n = rng.choice(into_check)
+            d = chart.out_edges(n)[0].target
+            q = rng.choice([f"After {say[n]}, what is checked next?", f"Once {say[n]}, which condition is tested?"])
+            add("flow_referential", q, _cap(f"it checks {say[d]}"), [n, d])
+        elif form == "after":
+            n = rng.choice(plain)
+            t = chart.out_edges(n)[0].target
+            q = rng.choice([f"What happens right after {say[n]}?", f"What is the next step after {say[n]}?"])
+            add("flow_referential", q, _cap(does(t)), [n, t])
+        elif form == "before":
+            n = rng.choice(before)
+            pr = chart.predecessors(n)[0]
+            what = f"the program checks {say[n]}" if meaning[n] in ("check", "loop") else say[n]
+            q = rng.choice([f"What happens just before {what}?", f"Which step comes immediately before {what}?"])
+            add("flow_referential", q, _cap(say[pr] if meaning[pr] not in ("check", "loop") else f"it checks {say[pr]}"),
+                [pr, n])
+        elif form == "exit":
+            d, t = rng.choice(exits)
+            seq = p.each.get(d, (None, None))[1]
+            one_loop = sum(meaning[n] == "loop" for n in checks) == 1
+            q = (rng.choice([f"Once the loop over {seq} is done, what does the program do?",
+                             f"When the loop over {seq} ends, what runs next?"]) if seq else
+                 rng.choice([f"When {words(d, False)}, where does the loop go?"]
+                            + (["When the loop ends, what is the next step?"] if one_loop else [])))
+            add("flow_referential", q, _cap(does(t)), [d, t])
+        elif form == "branch_next":  # "what comes after X" asked of a check's branch: the check and that step
+            d, e = rng.choice(branch_next)
+            q = rng.choice([f"If {words(d, e.condition == 'yes')}, what is the next step?",
+                            f"Where does the program go next when {words(d, e.condition == 'yes')}?"])
+            add("flow_referential", q, _cap(say[e.target]), [d, e.target])
+        else:
+            d, e, s = rng.choice(led)
+            q = f"What is the immediate next step after {say[e.target]}, and what decision led to that step?"
+            a = f"Next {does(s)}; {say[e.target]} only when {words(d, e.condition == 'yes')}."
+            add("flow_referential", q, a, [d, e.target, s])
+
+    for rec in make_questions(chart, chart_id, rng, per_type=per_type, domain="code"):
+        if rec["type"] == "topological":
+            add("topological", rec["question"], rec["answer"], rec["gold"])
+    if rng.random() < 0.3:
+        q = rng.choice(["How many decisions does the flowchart contain?", "How many decision points are there?"])
+        add("topological", q, str(len(checks)), checks)
+    return out

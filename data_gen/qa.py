@@ -897,7 +897,8 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 
 # -- writing a set -----------------------------------------------------------------------------
-STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard", "contrast", "howto")
+STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard", "contrast", "howto",
+          "realcode")
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
@@ -909,7 +910,9 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     thresholds and ask with `make_hard_questions` (reworded, stories that settle decisions) or
     `make_flowvqa_questions` (persona stories and questions in FlowVQA's documented style);
     ``code`` draws program flowcharts and asks about them in words
-    (`data_gen.code_qa.make_code_questions`); ``scenario`` draws charts with more (numeric)
+    (`data_gen.code_qa.make_code_questions`); ``realcode`` draws the charts of real functions
+    of the Python standard library (`data_gen.code_qa.real_program`) and asks about them as
+    people ask about code (`make_real_code_questions`); ``scenario`` draws charts with more (numeric)
     decisions and asks only applied scenarios whose stories settle several of them in everyday
     words (`data_gen.scenario_qa.make_scenario_questions`, ``per_type`` + 1 stories a chart);
     ``story`` the same charts, asked in long stories (`data_gen.scenario_qa.make_story_questions`);
@@ -922,7 +925,12 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     programs, `make_program_fact_questions`); ``howto`` draws hand-written how-to procedures
     (long steps with details, free-text checks, loops, notes, several ends) and asks fact
     questions and applied scenarios the way an LLM writes them (`data_gen.howto_qa`)."""
-    from data_gen.code_qa import make_code_questions, random_program
+    from data_gen.code_qa import (
+        make_code_questions,
+        make_real_code_questions,
+        random_program,
+        real_program,
+    )
     from data_gen.fact_qa import (
         _PROGRAM_RATE,
         fact_chart,
@@ -954,6 +962,10 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
                 drawn = howto_chart(rng)
                 chart, domain = drawn.chart, drawn.domain
                 questions = make_howto_questions(drawn, cid, rng, per_type=per_type)
+            elif style == "realcode":
+                real = real_program(rng)
+                chart, domain = real.chart, "code"
+                questions = make_real_code_questions(real, cid, rng, per_type=per_type)
             elif style == "code":
                 program = random_program(rng)
                 chart, domain = program.chart, "code"

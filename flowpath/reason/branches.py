@@ -15,6 +15,7 @@ Pure text functions (no graph, no model), so the reasoner and tests share them.
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import operator
@@ -22,6 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from flowpath.reason.text import STOPWORDS, stem, tokens
 
@@ -488,3 +490,386 @@ def read_check(decision: str, statement: str, *, min_overlap: float = 0.5,
     if branch is None or hit < min_overlap:
         return None
     return branch, "opposite" if opposite else "restated"
+
+
+# -- checks written as code (eleventh stretch) ------------------------------------------------
+# A program's chart writes its checks as code ("self._name_ is None?", "not caps?", "k < 0?",
+# "data == TRUE[1:]?") and people tracing a run state the values ("k comes out as 4", "caps is
+# not empty", "rmode is None", "data equals TRUE[1:]"). The word readers above read "caps is not
+# empty" against "not caps?" as a restatement with a negation, the wrong way round. `code_branch`
+# parses such a check with Python's ast (nothing is executed), collects what the statement says
+# about each operand (its value, a comparison, empty / set / None, true / false of the whole
+# condition) and evaluates the condition three-valued: it settles the check only when what is
+# left open cannot change the outcome.
+_CODE_HINT = re.compile(r"[_.(\[=!%<>]|\b(?:not|is|in|and|or|None|True|False)\b")
+_CODE_VALUE = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|None|True|False)"
+_SAYS_VALUE = re.compile(rf"^\s*(?:=|==|is now|is still|is|equals|comes out as|comes to|comes in at|becomes|holds|has the value|"
+                         rf"reads|shows|stands at|sits at|is at|hits|reaches)\s+{_CODE_VALUE}(?![\w(\[]|\.\w)")
+_SAYS_TRUTH = re.compile(r"^\s*(?:is|comes out|evaluates to|turns out)\s+(not empty|non-empty|empty|set(?! to\b)|unset|true|false|"
+                         r"truthy|falsy|zero|not none|none|not set)\b|^\s*(has a value|has no value|holds|fails)\b", re.I)
+_SAYS_ITEMS = re.compile(r"^\s*(?:has|holds|contains)\s+(\d+)\s+(?:items?|elements?|entries|characters?|values?)\b")
+_SAYS_COMPARE: list[tuple[re.Pattern[str], type[ast.cmpop]]] = [
+    (re.compile(r"^\s*(?:is greater than or equal to|is at least|>=)\s+"), ast.GtE),
+    (re.compile(r"^\s*(?:is less than or equal to|is at most|<=)\s+"), ast.LtE),
+    (re.compile(r"^\s*(?:is greater than|is more than|is above|exceeds|>)\s+"), ast.Gt),
+    (re.compile(r"^\s*(?:is less than|is below|is under|<)\s+"), ast.Lt),
+    (re.compile(r"^\s*(?:does not equal|doesn't equal|is not equal to|!=|is different from)\s+"), ast.NotEq),
+    (re.compile(r"^\s*(?:equals|is equal to|==|=)\s+"), ast.Eq),
+    (re.compile(r"^\s*(?:is not in|isn't in)\s+"), ast.NotIn),
+    (re.compile(r"^\s*(?:is in|is found in|appears in)\s+"), ast.In),
+    (re.compile(r"^\s*(?:is not an?|isn't an?)\s+"), ast.IsNot),   # isinstance, read below
+    (re.compile(r"^\s*(?:is an?)\s+"), ast.Is),
+]
+# sign words: "x is negative" says x < 0
+_SAYS_SIGN = re.compile(r"^\s*is (negative|positive|non-negative|nonnegative)\b")
+_SIGN_CMP = {"negative": ast.Lt, "positive": ast.Gt, "non-negative": ast.GtE, "nonnegative": ast.GtE}
+_FALSY = frozenset({"empty", "unset", "false", "falsy", "zero", "none", "not set", "has no value", "fails"})
+_UNKNOWN = object()
+
+
+# a check written in words around a program's names ("Is i less than n?", "Does c equal ';'?",
+# "Is items empty?", "Is key not None?"): the same condition as code
+_WORDED_CHECK: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^is (\S+) (?:less than or equal to|at most) (.+)$", re.I), "{0} <= {1}"),
+    (re.compile(r"^is (\S+) (?:greater than or equal to|at least) (.+)$", re.I), "{0} >= {1}"),
+    (re.compile(r"^is (\S+) (?:less than|smaller than|below) (.+)$", re.I), "{0} < {1}"),
+    (re.compile(r"^is (\S+) (?:greater than|more than|larger than|above) (.+)$", re.I), "{0} > {1}"),
+    (re.compile(r"^(?:is (\S+) not equal to|does (\S+) not equal) (.+)$", re.I), "{0} != {1}"),
+    (re.compile(r"^(?:is (\S+) equal to|does (\S+) equal) (.+)$", re.I), "{0} == {1}"),
+    (re.compile(r"^is (\S+) not none$", re.I), "{0} is not None"),
+    (re.compile(r"^is (\S+) none$", re.I), "{0} is None"),
+    (re.compile(r"^is (\S+) (?:empty|unset)$", re.I), "not {0}"),
+    (re.compile(r"^is (\S+) (?:not empty|non-empty|set)$", re.I), "{0}"),
+    (re.compile(r"^is (\S+) not in (.+)$", re.I), "{0} not in {1}"),
+    (re.compile(r"^is (\S+) in (.+)$", re.I), "{0} in {1}"),
+    (re.compile(r"^is (\S+) not an? (\w+)$", re.I), "not isinstance({0}, {1})"),
+    (re.compile(r"^is (\S+) an? (\w+)$", re.I), "isinstance({0}, {1})"),
+]
+
+
+def _worded_as_code(text: str) -> str | None:
+    """``text`` (a check without its "?") rewritten as code when it is one of `_WORDED_CHECK`'s
+    forms around names that parse as code ("Is i less than n" -> "i < n"), else ``None``."""
+    for pattern, form in _WORDED_CHECK:
+        m = pattern.match(text)
+        if m:
+            parts = [g for g in m.groups() if g is not None]
+            # a program's name must be in it ("self._alive", "nums[i]", "i"), or the check asks
+            # for None: "Is age above 18?" and "Is 'count' equal to zero?" (a word chart's quoted
+            # name, scen10) stay checks in words
+            code_like = [p for p in parts if re.search(r"[_.(\[\]]", p) or (len(p) <= 2 and p.isalpha())]
+            if not code_like and "None" not in form:
+                return None
+            code = form.format(*parts)
+            try:
+                ast.parse(code, mode="eval")
+            except (SyntaxError, ValueError):
+                return None
+            return code
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def code_condition(decision: str) -> ast.expr | None:
+    """The condition of a check written as code ("i < n?", "Is self._name_ is None?", "not mo?"),
+    parsed by Python's ast (memoised: every rule asks it of every check; the tree is not
+    changed by its readers); ``None`` for a check in words ("Is the glue dry?" does not parse,
+    "Approved?" is a capitalised word) or one with nothing code-like in it.
+
+    >>> ast.unparse(code_condition("Is x % 2 == 0?"))
+    'x % 2 == 0'
+    >>> code_condition("Is the glue dry?") is None
+    True
+    >>> ast.unparse(code_condition("Is i less than n?"))
+    'i < n'
+    >>> code_condition("Is the score above 600?") is None
+    True
+    >>> code_condition("Is 'x' in 'seen'?") is None
+    True
+    """
+    text = decision.strip().rstrip("?").strip()
+    worded = _worded_as_code(text)
+    for candidate in (text, re.sub(r"^(?:is|if|while|check)\s+", "", text, flags=re.I), *([worded] if worded else [])):
+        try:
+            expr = ast.parse(candidate, mode="eval").body
+        except (SyntaxError, ValueError):
+            continue
+        if isinstance(expr, ast.Name):
+            return expr if expr.id.islower() or "_" in expr.id else None
+        # a variable to give a value to: "Is 'x' in 'seen'?" compares two quoted words
+        if _CODE_HINT.search(candidate) and any(isinstance(n, ast.Name) for n in ast.walk(expr)):
+            return expr
+    return None
+
+
+def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
+    """What ``statement`` says about the operand written ``src``: ``("value", v)``,
+    ``("truth", bool)``, ``("len", n)`` or ``("cmp", (op, other source))``, for each place it is
+    named (as a whole word: "i" is not found in "if")."""
+    out: list[tuple[str, Any]] = []
+    for m in re.finditer(rf"(?<![\w.\[]){re.escape(src)}(?![\w(\[])", statement):
+        rest = statement[m.end():]
+        v = _SAYS_VALUE.match(rest)
+        if v:
+            out.append(("value", ast.literal_eval(v.group(1))))
+            continue
+        t = _SAYS_TRUTH.match(rest)
+        if t:
+            word = (t.group(1) or t.group(2)).lower()
+            if word in ("none",):
+                out.append(("value", None))
+            elif word in ("not none",):
+                out.append(("cmp", (ast.IsNot, "None")))
+            else:
+                out.append(("truth", word not in _FALSY))
+            continue
+        sign = _SAYS_SIGN.match(rest)
+        if sign:
+            out.append(("cmp", (_SIGN_CMP[sign.group(1)], "0")))
+            continue
+        n = _SAYS_ITEMS.match(rest)
+        if n:
+            out.append(("len", int(n.group(1))))
+            continue
+        for pattern, op in _SAYS_COMPARE:
+            c = pattern.match(rest)
+            if c:
+                other = re.split(r"[,;]\s|\.\s|\.$|\s+(?:and|but|while|so)\s+", rest[c.end():], maxsplit=1)[0].strip()
+                out.append(("cmp", (op, other.rstrip(".?!"))))
+                break
+    return out
+
+
+def _compare_known(op: type[ast.cmpop], a: Any, b: Any) -> Any:
+    try:
+        return {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+                ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: lambda x, y: x is y,
+                ast.IsNot: lambda x, y: x is not y, ast.In: lambda x, y: x in y,
+                ast.NotIn: lambda x, y: x not in y}[op](a, b)
+    except (KeyError, TypeError):
+        return _UNKNOWN
+
+
+def _implied(said: type[ast.cmpop], asked: type[ast.cmpop]) -> bool | None:
+    """Whether ``x said y`` makes ``x asked y`` true (True), false (False) or leaves it open, for
+    the same two operands: read off small integers (x - y in -2..2)."""
+    order = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+    if said in (ast.In, ast.NotIn) or asked in (ast.In, ast.NotIn):
+        if said in (ast.In, ast.NotIn) and asked in (ast.In, ast.NotIn):
+            return said is asked
+        return None
+    if said not in order or asked not in order:
+        return None
+    outcomes = {_compare_known(asked, d, 0) for d in range(-2, 3) if _compare_known(said, d, 0)}
+    return outcomes.pop() if len(outcomes) == 1 else None
+
+
+def _code_truth(expr: ast.expr, statement: str, whole: bool = True) -> Any:
+    """Three-valued truth of ``expr`` given what ``statement`` says: True, False or `_UNKNOWN`."""
+    src = ast.unparse(expr)
+    if whole:
+        for kind, fact in _operand_facts(src, statement):
+            if kind == "truth":
+                return fact
+    if isinstance(expr, ast.BoolOp):
+        parts = [_code_truth(v, statement) for v in expr.values]
+        stop = isinstance(expr.op, ast.Or)  # an or is settled by one true part, an and by one false
+        if any(p is stop for p in parts):
+            return stop
+        return (not stop) if all(p is (not stop) for p in parts) else _UNKNOWN
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        inner = _code_truth(expr.operand, statement)
+        return _UNKNOWN if inner is _UNKNOWN else not inner
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+        return _compare_truth(expr.left, type(expr.ops[0]), expr.comparators[0], statement)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "isinstance" \
+            and len(expr.args) == 2:
+        kind = ast.unparse(expr.args[1])
+        for k, fact in _operand_facts(ast.unparse(expr.args[0]), statement):
+            if k == "cmp" and fact[0] in (ast.Is, ast.IsNot) and fact[1] == kind:
+                return fact[0] is ast.Is
+        return _UNKNOWN
+    value = _code_value(expr, statement)
+    if value is not _UNKNOWN:
+        return bool(value)
+    return _UNKNOWN
+
+
+_ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: operator.mod,
+    ast.FloorDiv: operator.floordiv}
+
+
+def _code_value(expr: ast.expr, statement: str) -> Any:
+    """The value ``statement`` gives the operand ``expr`` (a constant stays itself; ``x % 2``
+    is worked out from x's value)."""
+    if isinstance(expr, ast.Constant):
+        return expr.value
+    if isinstance(expr, ast.BinOp) and type(expr.op) in _ARITHMETIC:
+        a, b = _code_value(expr.left, statement), _code_value(expr.right, statement)
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not (b == 0 and type(expr.op) in (
+                ast.Mod, ast.FloorDiv)):
+            return _ARITHMETIC[type(expr.op)](a, b)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant):
+        return -expr.operand.value if isinstance(expr.operand.value, (int, float)) else _UNKNOWN
+    src = ast.unparse(expr)
+    facts = _operand_facts(src, statement)
+    for kind, fact in facts:
+        if kind == "value":
+            return fact
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and len(expr.args) == 1:
+        for kind, fact in _operand_facts(ast.unparse(expr.args[0]), statement):
+            if kind == "len":
+                return fact
+            if kind == "truth" and not fact:
+                return 0
+    for kind, fact in facts:
+        if kind == "truth" and not fact and isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript)):
+            return _UNKNOWN
+    return _UNKNOWN
+
+
+def _compare_truth(left: ast.expr, op: type[ast.cmpop], right: ast.expr, statement: str) -> Any:
+    a, b = _code_value(left, statement), _code_value(right, statement)
+    if a is not _UNKNOWN and b is not _UNKNOWN:
+        return _compare_known(op, a, b)
+    lsrc, rsrc = ast.unparse(left), ast.unparse(right)
+    if op in (ast.Is, ast.IsNot) and rsrc == "None":
+        for kind, fact in _operand_facts(lsrc, statement):
+            if kind == "cmp" and fact[0] in (ast.Is, ast.IsNot) and fact[1] == "None":
+                return fact[0] is op
+            if kind == "truth" and fact:  # "x is set", "x has a value"
+                return op is ast.IsNot
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" \
+            and isinstance(right, ast.Constant) and right.value == 0 and op in (ast.Eq, ast.Gt, ast.NotEq):
+        for kind, fact in _operand_facts(ast.unparse(left.args[0]), statement):
+            if kind == "truth":
+                return (not fact) if op is ast.Eq else fact
+    # a comparison the statement states between the same two operands ("i is less than n")
+    for kind, fact in _operand_facts(lsrc, statement):
+        if kind == "cmp" and fact[1] == rsrc:
+            got = _implied(fact[0], op)
+            if got is not None:
+                return got
+        if kind == "cmp" and fact[0] in (ast.Eq, ast.NotEq) and fact[1] == rsrc and op in (ast.Eq, ast.NotEq):
+            return (fact[0] is op)
+    if op in (ast.Eq, ast.NotEq) and a is not _UNKNOWN and isinstance(right, ast.Name | ast.Attribute) \
+            and rsrc.isupper():
+        return _UNKNOWN
+    return _UNKNOWN
+
+
+# a loop over a sequence drawn as a check: "More items in lines?", "Next x in xs?", "For each x in
+# xs", "Any more items in xs?"; a story says it goes on ("there is still another line left in
+# lines", "lines still has items to visit") or is over ("every line in lines has been visited",
+# "the loop has run out of items in lines")
+_LOOP_CHECK = re.compile(r"^\s*(?:(?:any\s+)?more\s+(?:items|elements|entries)\s+in|next\s+\S+\s+in|for\s+each\s+\S+\s+in"
+                         r"|for\s+\S+\s+in)\s+(.+?)\s*\??\s*$", re.I)
+_LOOP_GOES_ON = re.compile(r"\b(?:still|another|more|remaining|left to|next one|not (?:yet )?(?:done|finished|empty|exhausted))\b",
+                           re.I)
+_LOOP_IS_OVER = re.compile(r"\b(?:every|all|run out|ran out|no (?:more |items |elements )?(?:items|elements|left)|"
+                           r"exhausted|finished|done|over|empty|nothing left)\b", re.I)
+
+
+def loop_sequence(decision: str) -> str | None:
+    """The sequence a loop check drawn as a question walks ("lines" for "More items in lines?",
+    "For each x in xs"), else ``None``."""
+    m = _LOOP_CHECK.match(decision)
+    return m.group(1).strip() if m else None
+
+
+def _loop_branch(seq: str, statement: str) -> str | None:
+    """The branch a statement takes at a loop over ``seq``: a clause naming the sequence
+    verbatim that says the loop goes on (``yes``) or is over (``no``)."""
+    for clause in re.split(r"(?<=[.!?;])\s+", statement):
+        if re.search(rf"(?<![\w.\[]){re.escape(seq)}(?![\w(\[])", clause) is None:
+            continue
+        over, on = _LOOP_IS_OVER.search(clause), _LOOP_GOES_ON.search(clause)
+        if over and not on:
+            return "no"
+        if on and not over:
+            return "yes"
+    return None
+
+
+def code_branch(decision: str, statement: str) -> str | None:
+    """``"yes"`` / ``"no"`` when ``statement`` settles the check written as code ``decision`` by
+    the values or states it gives its operands, else ``None`` (a check in words, or a variable
+    named without a value: "what is x set to?" settles nothing).
+
+    >>> code_branch("Is k < 0?", "This time k comes out as 4.")
+    'no'
+    >>> code_branch("not caps?", "Here caps is not empty.")
+    'no'
+    >>> code_branch("self._name_ is None?", "Then self._name_ is None.")
+    'yes'
+    >>> code_branch("val == FILTER_SKIP?", "When it gets there, val equals FILTER_SKIP.")
+    'yes'
+    >>> code_branch("i < n?", "What is i set to?") is None
+    True
+    >>> code_branch("More items in self.filters?", "At that point every f in self.filters has been visited.")
+    'no'
+
+    """
+    expr = code_condition(decision)
+    if expr is None:
+        seq = loop_sequence(decision)
+        return _loop_branch(seq, statement) if seq else None
+    got = _code_truth(expr, statement)
+    if got is _UNKNOWN or not isinstance(got, bool):
+        return None
+    return "yes" if got else "no"
+
+
+# how a statement names a program's step in words: "x is set to 0" for "x = 0", "the counter i
+# is incremented" for "i += 1", "foo is called" for "foo(a)", "returns x" for "Return x", "a, b
+# are read in" for "Input a, b" (the reading of a code node that `code_step_named` checks)
+_STEP_VERBS = re.compile(r"^(?:set|initiali[sz]e|call|return|print|display|input|read|get|raise)\s+", re.I)
+
+
+def code_step_named(text: str, statement: str) -> bool:
+    """Whether ``statement`` names the program step written ``text`` the way people read code
+    aloud: both sides of an assignment verbatim ("nlines is set to rawdata.count(...)" for
+    "nlines = rawdata.count(...)"), an update of a variable with its verb ("self._io_refs is
+    decremented" for "self._io_refs -= 1"), a call by its function ("self.fill is called" for
+    "self.fill()"), a return by its value, the inputs read in. A step in words names nothing.
+
+    >>> code_step_named("i = i + 1", "After the counter i is incremented, what is checked next?")
+    True
+    >>> code_step_named("x = 0", "What happens after y is set to 0?")
+    False
+    """
+    def has(piece: str) -> bool:
+        return bool(piece) and re.search(rf"(?<![\w.\[]){re.escape(piece)}(?![\w(\[])", statement) is not None
+
+    t = text.strip()
+    verb = _STEP_VERBS.match(t)
+    lowered = t.lower()
+    if verb and verb.group(0).strip().lower() in ("input", "read", "get"):
+        names = [n.strip() for n in t[verb.end():].split(",") if n.strip()]
+        return bool(names) and all(has(n) for n in names) and re.search(r"\b(?:read|given|passed|taken) in\b|\bread\b", statement) is not None
+    if lowered.startswith(("print", "display")):
+        value = t.split(None, 1)[1] if " " in t else ""
+        return re.search(r"\b(?:prints?|printed|displays?|displayed|outputs?)\b", statement, re.I) is not None \
+            and (not value or has(value))
+    if lowered.startswith(("return", "raise")):
+        value = t.split(None, 1)[1] if " " in t else ""
+        verb_word = "return" if lowered.startswith("return") else "raise"
+        return re.search(rf"\b{verb_word}s?\b", statement, re.I) is not None and (not value or has(value))
+    m = re.match(r"^(?:increment|decrement)\s+([\w.\[\]]+)$", t, re.I)
+    if m:
+        return has(m.group(1)) and re.search(r"\b(?:incremented|decremented|goes (?:up|down)|increased|decreased)\b",
+                                             statement) is not None
+    m = re.match(r"^(?:set|initiali[sz]e)\s+(.+?)\s+to\s+(.+)$", t, re.I) or re.match(r"^([^=]+?)\s*([-+*/]?=)\s*(.+)$", t)
+    if m:
+        name = m.group(1).strip()
+        value = m.group(m.lastindex or 2).strip()
+        op = m.group(2) if m.lastindex == 3 else "="
+        if op in ("+=", "-=") or re.fullmatch(rf"{re.escape(name)}\s*[-+]\s*1", value):
+            step_words = r"\b(?:incremented|decremented|goes (?:up|down)|increased|decreased|added|subtracted)\b"
+            return has(name) and re.search(step_words, statement) is not None
+        return has(name) and has(value)
+    call = re.match(r"^(?:call\s+)?([\w.\[\]]+)\(", t, re.I)
+    if call:
+        return has(call.group(1)) and re.search(r"\b(?:called|invoked|calls|runs)\b", statement) is not None
+    return False

@@ -7,7 +7,7 @@ import dataclasses
 import html
 import re
 
-from flowpath.graph import Edge, FlowChart
+from flowpath.graph import Edge, FlowChart, infer_kind
 from flowpath.graph.core import _START_WORDS
 
 _BRANCH_WORDS = ("yes", "no")
@@ -119,6 +119,31 @@ def mend_lost_connectors(chart: FlowChart) -> FlowChart:
     chart = chart.copy()
     for source, target in added:
         chart.add_edge(Edge(source, target))
+    return chart
+
+
+# a start or end word that is a program's variable: "start = i", "entry.applies_to(x)?",
+# "end -= 1", "exit_code == 0?" (a terminal word followed by code, not by words or ":")
+_CODE_AFTER_TERMINAL_WORD = re.compile(r"^\s*(?:start|begin|entry|end|stop|exit|done|finish)"
+                                       r"(?:\s*(?:[-+*/]?=|[<>!]=?|==)|[.(\[_]\w?)", re.I)
+
+
+def read_code_kinds(chart: FlowChart) -> FlowChart:
+    """``chart`` with the nodes whose text is code about a variable named like a terminal
+    ("start = i", "entry.applies_to(useragent)?") given the kind of their shape: the core's
+    kind rule reads a leading "start"/"entry" as the Start node (the chart itself when no node
+    is read so; found on charts drawn from real functions, codereason11_val).
+
+    >>> fc = FlowChart.from_edges([("A", "B"), ("B", "C")], {"A": "Start", "B": "start = i", "C": "End"})
+    >>> [read_code_kinds(fc).nodes[n].kind for n in "ABC"]
+    ['start', 'process', 'end']
+    """
+    wrong = [n for n in chart if n.kind in ("start", "end") and _CODE_AFTER_TERMINAL_WORD.match(n.text or "")]
+    if not wrong:
+        return chart
+    chart = chart.copy()
+    for n in wrong:
+        chart.add_node(dataclasses.replace(n, kind=infer_kind(n.shape, "")))
     return chart
 
 

@@ -28,6 +28,7 @@ from flowpath.reason.kinds import (
     is_titled_start,
     mend_lost_connectors,
     node_kind,
+    read_code_kinds,
     read_entities,
     split_merged_loops,
     turn_reversed_connectors,
@@ -49,7 +50,7 @@ QUESTION_TYPES = ("fact_retrieval", "applied_scenario", "flow_referential", "top
 
 _TOPO = re.compile(
     r"direct(ly)?\s+(successor|predecessor)|shortest path|how many edges|in-?degree|out-?degree|"
-    r"how many (nodes|decision nodes|decisions|terminal)|number of (nodes|edges)|total number of", re.I)
+    r"how many (nodes|decision nodes|decisions|terminal)|how many decision points (are there|does|in)|number of (nodes|edges)|total number of", re.I)
 _FLOW = re.compile(
     r"\b(currently|current step|i am at|i'm at|i'm currently|i am currently|at the step|just (finished|completed|decided|done)|"
     r"immediately (after|before|prior|following|preceding)|immediate(ly)? next|next (immediate )?(step|task|action|question)|"
@@ -62,7 +63,17 @@ _FLOW = re.compile(
 # capitalised wh-word or pronoun is no actor ("What was the previous step?" closes a flow
 # question)
 _SCENARIO_PERSON = re.compile(r"(\b(?!(?:What|Which|Where|When|Who|How|Why|That|This|It|There)\b)[A-Z][a-z]{2,}(?:,\s+(?:a|an|the|our|my)\s+[A-Za-z][A-Za-z -]{2,40},)?|\bDr\.\s+[A-Z][a-z]+|(?:^|(?<=[.!?]\s))(?:A|An|The|Our|My)\s+[a-z]+)\s+"
-                              r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls)\b")
+                              r"(is|has|wants|was|recently|decided|needs|notices|encounters|received|starts|begins|inputs|attempted|finds|realized|recalls|"
+                              r"runs|calls|traces|steps|executes|tests)\b")
+# how people ask about the flow of a program ("after x is set, what is checked next?", "where
+# does the program go next when x is negative?", "once the loop over items is done, what runs?"):
+# the step-to-step wording of code questions (codereason11_val: 167 of 300 such flow questions
+# were read as fact questions)
+_CODE_FLOW = re.compile(
+    r"\b((is|gets|are) (checked|tested|evaluated|run|executed) next|which condition is (tested|checked|evaluated)|"
+    r"(go|goes|jump|jumps|continue|continues) next|what runs next|(happens|comes|runs) (right|just) (after|before)|"
+    r"where does the loop go|"
+    r"loop (over .{1,60}? )?(ends|is done|finishes|is over|stops|exits))\b", re.I)
 _WALK = re.compile(r"\b(how many (steps|operations|actions|nodes|decisions?|decision points|conditional|conditions|choices|checks)|series of|sequence of|from .{1,80}? to |starting from|all the steps|path)\b", re.I)
 # a walk's two ends: "from <X> to <Y>", "starting from <X>, ... brings me to <Y>"
 _WALK_FROM = re.compile(r"\bfrom\s+", re.I)
@@ -106,7 +117,7 @@ def classify_question(question: str, answer: str = "") -> str:
     # Applied scenarios tell a story about a person and then ask what to do: several sentences.
     if (len(sentences) >= 3 and words >= 28) or (_SCENARIO_PERSON.search(q) and len(sentences) >= 2):
         return "applied_scenario"
-    if _FLOW.search(q):
+    if _FLOW.search(q) or _CODE_FLOW.search(q):
         return "flow_referential"
     # compound questions ("what is X, and what follows") walk the flow
     if re.search(r",\s*and (what|which|with what)\b|\band what (is|was|would|will)\b", q, re.I):
@@ -134,9 +145,9 @@ class _ChartContext:
                  blend: SemanticBlend | None = None, statement: list[str] | None = None) -> None:
         # read the chart with the connectors a transcriber most likely lost put back and the
         # HTML entities a renderer printed as text decoded, connectors read backwards turned,
-        # a check's loop back merged into its forward connector split out (the chart itself
-        # when it is whole)
-        chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(chart))))
+        # a check's loop back merged into its forward connector split out, a program's variable
+        # named like a terminal ("start = i") read as code (the chart itself when it is whole)
+        chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(read_code_kinds(chart)))))
         self.chart = chart
         items = [(n.id, n.text or n.id) for n in chart]
         self.index = NodeIndex.build(items, encoder=encoder, blend=blend)
@@ -259,6 +270,17 @@ class OfflineReasoner(Reasoner):
         # of which also counts as naming the check (generated QA, scen10_val); False: main's
         # `branch_taken`
         self.scenario_opposites = True
+        # a check written as code ("not caps?", "k < 0?", "rmode is None?") is settled by the
+        # values a statement gives its operands (`branches.code_branch`), and only by them: a
+        # variable named without a value settles nothing (generated QA, codereason11_val);
+        # False: read like any check
+        self.code_checks = True
+        # a story's check written as code that no value settles is still settled by an
+        # opposite, a bound or a level word ("nums is a long list" for "Len(nums) < 5?",
+        # scen10_val), never by a restatement of its variable names ("rmode is None" for
+        # "Input rmode"); False: nothing but values settles it (codereason11_val scenario 94.06 / 94.11;
+        # scen10_val below)
+        self.code_checks_words = True
         # the path (generated QA, scen10_val): every settled check on the way to the answer is an
         # anchor of the walk, and with a settled check the walk's anchors are joined up to this
         # many edges apart (None: ``max_gap``)
@@ -532,7 +554,7 @@ class OfflineReasoner(Reasoner):
         if m_deg:
             ids = self._named_nodes(ctx, question, 1)[:1]
             return ids, f"the node whose {m_deg.group(1)}-degree is asked"
-        if re.search(r"how many (decision nodes|decisions)", ql):
+        if re.search(r"how many (decision nodes|decisions|decision points)", ql):
             return [n for n in chart.nodes if node_kind(ctx.chart, n) == "decision"], "all decision nodes"
         if re.search(r"how many nodes|number of nodes|how many edges (are|exist|does|in) (there )?(in )?the (flow)?chart|number of edges", ql) \
                 and "between" not in ql:
@@ -568,6 +590,10 @@ class OfflineReasoner(Reasoner):
     # -- fact retrieval -------------------------------------------------------------------------
     def _fact(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         chart = ctx.chart
+        if self.code_checks:
+            by_code = self._code_condition_of_step(ctx, question, answer)
+            if by_code is not None:
+                return by_code
         # "After you rinse the jar, heat the oil for 10 minutes": the leading clause sets the
         # scene (a neighbour), the rest states the fact
         answer = _answer_core(answer, self.fact_trailing_context)
@@ -589,11 +615,19 @@ class OfflineReasoner(Reasoner):
             from flowpath.reason.branches import branch_taken
 
             for d in ctx.index.ids:
-                if node_kind(ctx.chart, d) == "decision" and self._fact_mentions_check(ctx, d, q, question):
+                if node_kind(ctx.chart, d) != "decision":
+                    continue
+                code = self._code_reading(chart.nodes[d].text or "", _without_embedded_questions(question))
+                if code is not None:
+                    taken = code or None
+                elif self._fact_mentions_check(ctx, d, q, question):
                     taken = (self._fact_branch_taken(chart.nodes[d].text or "", question)
                              if self.fact_embedded_questions else branch_taken(chart.nodes[d].text or "", question))
+                else:
+                    continue
+                if taken is not None:
                     for e, cond in branches(chart, d):
-                        if taken is not None and cond == taken:
+                        if cond == taken:
                             s[e.target] += self.fact_branch_boost
                             branch_of.setdefault(e.target, d)
         qa_scores = q if asked == question else self._question_scores(ctx, asked)
@@ -642,6 +676,8 @@ class OfflineReasoner(Reasoner):
         if self._condition_by_meaning(ctx, n, best, _condition_clauses(question)):
             return True
         for clause in _condition_clauses(question) + _condition_clauses(answer):
+            if self._code_reading(text, clause):
+                return True
             sc = ctx.index.scores(clause, semantic=False)
             # a clause whose words the answer's own step holds more of ("when it is time to
             # research the rental deposit") is about that step, not about a check sharing a word
@@ -759,6 +795,128 @@ class OfflineReasoner(Reasoner):
                                             -ctx.depth.get(n, 0)))
         return best
 
+    # -- checks written as code -----------------------------------------------------------------
+    def _code_reading(self, decision: str, statement: str) -> str | None:
+        """How ``statement`` settles a check written as code: ``"yes"`` / ``"no"`` by the values
+        it gives the check's operands (`branches.code_branch`), ``""`` when it gives none (the
+        check is then not settled: a variable named without a value settles nothing), ``None``
+        for a check in words (read as before), or with ``code_checks`` off."""
+        if not self.code_checks:
+            return None
+        from flowpath.reason.branches import code_branch, code_condition, loop_sequence
+
+        seq = loop_sequence(decision)
+        # a loop over a sequence written as code ("self.filters", "enumerate(lines)"), not over
+        # "the guest list"
+        if code_condition(decision) is None and (seq is None or re.search(r"\s", seq.strip()) and not
+                                                 re.search(r"[_.(\[]", seq)):
+            return None
+        return code_branch(decision, statement) or ""
+
+    def _code_flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
+        """A flow question about a program, read as code is read: "if k is less than 0, what is
+        the next step?" settles one check written as code (`branches.code_branch`) and asks for
+        the step on its taken branch; "after nlines is set to rawdata.count(...), what is checked
+        next?" names one step as code is read aloud (`branches.code_step_named`) and asks for
+        its neighbour (and, "what decision led to that step?", the check before it). The
+        variable names such questions share with other steps ("Input rmode") name nothing.
+        ``None`` when the question is not read so (the general rules answer). Chosen on
+        generated QA (codereason11_val)."""
+        from flowpath.reason.branches import code_branch, code_condition, code_step_named
+
+        chart = ctx.chart
+        ask = _without_embedded_questions(question)
+        # "once x is set, which condition is tested?" asks what follows too
+        nxt = bool(_NEXT_CUE.search(question) or re.search(r"\bonce\b", question, re.I))
+        prev = bool(_PREV_CUE.search(question))
+        settled = []
+        for d in ctx.index.ids:
+            text = chart.nodes[d].text or ""
+            if node_kind(chart, d) == "decision" and code_condition(text) is not None:
+                taken = code_branch(text, ask)
+                if taken is not None:
+                    settled.append((d, taken))
+        if len(settled) == 1 and nxt and not prev and _CONDITION_CUE.search(question):
+            d, taken = settled[0]
+            targets = [e.target for e, cond in branches(chart, d) if cond == taken]
+            if len(targets) == 1:
+                return [d, targets[0]], f"the question settles {d}; the step on its taken branch follows"
+        named = [n for n in ctx.index.ids if node_kind(chart, n) not in ("start", "end", "decision")
+                 and code_step_named(chart.nodes[n].text or "", ask)]
+        if not named and len(settled) == 1 and prev and re.search(r"\bchecks?\b", question, re.I):
+            named = [settled[0][0]]  # "... before the program checks whether code equals 'C'?"
+        if len(named) != 1 or nxt == prev:
+            return None
+        cur = named[0]
+        a = {n: v[1] for n, v in ctx.index.scores(answer).items()} if answer.strip() else {}
+        near = chart.successors(cur) if nxt else chart.predecessors(cur)
+        if not near:
+            return None
+        other = max(near, key=lambda n: (a.get(n, 0.0), -ctx.depth.get(n, 0)))
+        ids = [cur, other] if nxt else [other, cur]
+        if nxt and _ASKS_DECISION.search(question):
+            led = [p for p in chart.predecessors(cur) if node_kind(chart, p) == "decision"]
+            if len(led) == 1:
+                ids = [led[0], *ids]
+        return ids, f"the question names {cur} as code; its neighbour"
+
+    def _code_condition_of_step(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
+        """"Under what condition does the program reach 'Return x'?", "when does f return
+        None?": a question naming one program step as code (its text verbatim, or read aloud:
+        `branches.code_step_named`) and asking for its condition is answered by that step and
+        the check whose branch leads to it (the one the answer settles, when it settles one;
+        else the only check before it). ``None`` otherwise (generated QA, codereason11_val)."""
+        from flowpath.reason.branches import code_branch, code_condition, code_step_named
+
+        if not re.search(r"\b(under what condition|in which case|when does|when do|when is)\b", question, re.I):
+            return None
+        chart = ctx.chart
+        named = [n for n in ctx.index.ids if node_kind(chart, n) not in ("start", "end", "decision")
+                 and ((len(chart.nodes[n].text or "") >= 6 and f"'{chart.nodes[n].text}'" in question)
+                      or code_step_named(chart.nodes[n].text or "", question))]
+        if len(named) != 1:
+            return None
+        step = named[0]
+        checks = [p for p in chart.predecessors(step) if node_kind(chart, p) == "decision"]
+        leading = [d for d in checks if code_condition(chart.nodes[d].text or "") is not None
+                   and any(cond == code_branch(chart.nodes[d].text or "", answer) and e.target == step
+                           for e, cond in branches(chart, d))]
+        if len(leading) == 1 or len(checks) == 1:
+            d = leading[0] if len(leading) == 1 else checks[0]
+            return [d, step], f"the question names {step} as code and asks its condition: {d}, whose branch leads there"
+        return None
+
+    @staticmethod
+    def _code_done_before(ctx: _ChartContext, story: str, decision: str) -> str | None:
+        """The program step a story says was done just before the check ``decision``, named as
+        code is read aloud ("Just before that, nlines is set to rawdata.count(...)") in a
+        sentence after the opening one: a direct predecessor of the check (generated QA,
+        codereason11_val; `_done_before` looks for shared words, which code steps share with
+        every other step on the same variable)."""
+        from flowpath.reason.branches import code_step_named
+
+        later = _sentences(story)[1:]
+        named = [p for p in ctx.chart.predecessors(decision)
+                 if node_kind(ctx.chart, p) not in ("start", "end", "decision")
+                 and any(code_step_named(ctx.chart.nodes[p].text or "", x) for x in later)]
+        return named[0] if len(named) == 1 else None
+
+    def _code_situation(self, ctx: _ChartContext, cands: list[str], settled: dict[str, str], story: str) -> list[str]:
+        """A run traced through a program's checks starts at the first check it settles: the
+        steps before it that the story names are named by the variables it gives values ("rmode
+        is None" names "Input rmode" and "rmode = ..."), not done in the story's situation (the
+        step said done just before the check is added by `_done_before`). Only when the story's
+        values settle that first check (`branches.code_branch`): a check in words, or one read
+        by a level word, keeps the general rule (generated QA, codereason11_val; on scen10's word
+        charts a code-like check beside checks in words is no program)."""
+        import networkx as nx
+
+        first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+        if not self._code_reading(ctx.chart.nodes[first].text or "", story):
+            return cands  # the first check is not one the story's values settle
+        before = nx.ancestors(ctx.g, first)
+        return [n for n in cands if n not in before]
+
     # -- applied scenario -----------------------------------------------------------------------
     def _settled(self, ctx: _ChartContext, q: dict[str, float], statement: str,
                  target: str | None) -> dict[str, str | None]:
@@ -778,7 +936,13 @@ class OfflineReasoner(Reasoner):
             if node_kind(ctx.chart, d) != "decision":
                 continue
             text = chart.nodes[d].text or ""
+            code = self._code_reading(text, statement)
+            if code:
+                out[d] = self._branch_toward(ctx, d, code, target)
+                continue
             read = read_check(text, statement) if self.scenario_opposites else None
+            if code is not None and (not self.code_checks_words or read is None or read[1] == "restated"):
+                continue
             # a story gives a number for the quantity a check compares ("the water level reads
             # 12" for "Is the water level below 10?") without the comparison's words; or settles
             # it by an opposite, a bound or a level word, which the encoder does not see
@@ -976,6 +1140,8 @@ class OfflineReasoner(Reasoner):
                 # a check told in everyday words shares no word with its sentence: that sentence
                 # is the one `_checks_named_by_sentences` found
                 done = self._done_before(ctx, story, first, self._checks_named_by_sentences(ctx, question)[first])
+            if done is None and self.code_checks:
+                done = self._code_done_before(ctx, story, first)
             if done is not None:
                 anchors.append(done)
             if self.scenario_settled_anchors and self._path(ctx, first, best, {}, "", taken=settled) is None:
@@ -995,6 +1161,8 @@ class OfflineReasoner(Reasoner):
                 rest = self._question_scores(ctx, " ".join(sentences[1:]))
                 before_first = nx.ancestors(ctx.g, first)
                 cands = [n for n in cands if n not in before_first or rest[n] >= self.scenario_threshold]
+        if settled and cands and self.code_checks:
+            cands = self._code_situation(ctx, cands, settled, story)
         if cands:
             # the situation the scenario ends in is the mentioned node closest upstream
             dist = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
@@ -1148,6 +1316,10 @@ class OfflineReasoner(Reasoner):
     # -- flow referential -----------------------------------------------------------------------
     def _flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         chart = ctx.chart
+        if self.code_checks:
+            by_code = self._code_flow(ctx, question, answer)
+            if by_code is not None:
+                return by_code
         q = self._question_scores(ctx, question)
         if not re.search(r"\b(start|beginning)\b", question, re.I):
             # "starting from X" does not refer to the Start node ("start" stems alike)

@@ -56,3 +56,83 @@ def test_numbers_in_code_stories_send_the_check_down_the_gold_branch():
             assert edge.condition == ("yes" if holds else "no"), q["question"]
             checked += 1
     assert checked >= 10
+
+
+# -- charts drawn from real standard-library functions (`real_program`, `--style realcode`) --
+
+def _real(seed: int, n: int):
+    from data_gen.code_qa import make_real_code_questions, real_program
+
+    rng = random.Random(seed)
+    for i in range(n):
+        p = real_program(rng)
+        yield p, make_real_code_questions(p, f"r{i}", rng)
+
+
+def test_real_functions_are_drawn_as_flowcharts_people_draw():
+    """Start first, every check a diamond with a Yes and a No branch to two different nodes,
+    every return leading to the one End, 6-25 nodes, letters in flow order."""
+    for p, _ in _real(11, 25):
+        chart = p.chart
+        assert 6 <= len(chart) <= 25
+        assert list(chart.nodes)[0] == "A" and chart.nodes["A"].kind == "start"
+        ends = [n for n, m in p.meaning.items() if m == "end"]
+        assert len(ends) == 1
+        for n, m in p.meaning.items():
+            if m in ("check", "loop"):
+                assert chart.nodes[n].kind == "decision"
+                outs = chart.out_edges(n)
+                assert {e.condition for e in outs} == {"yes", "no"} and len({e.target for e in outs}) == 2
+            if m == "return":
+                assert [e.target for e in chart.out_edges(n)] == ends
+
+
+def test_real_code_gold_is_a_walk_and_questions_read_as_their_type():
+    from flowpath.reason import classify_question
+
+    seen, right, total = set(), 0, 0
+    for p, questions in _real(12, 30):
+        g = p.chart.to_networkx()
+        for q in questions:
+            seen.add(q["type"])
+            assert set(q["gold"]) <= set(p.chart.nodes)
+            if q["type"] != "topological":
+                assert all(g.has_edge(a, b) for a, b in zip(q["gold"], q["gold"][1:], strict=False)), q
+            total += 1
+            right += classify_question(q["question"], q["answer"]) == q["type"]
+    assert seen == {"fact_retrieval", "applied_scenario", "flow_referential", "topological"}
+    assert right >= 0.9 * total
+
+
+def test_values_in_real_code_stories_send_each_check_down_the_gold_branch():
+    """A traced run states values ("n is 4", "items has 0 items"); Python evaluates the check
+    with them and must take the branch the gold walks."""
+    import ast
+
+    from data_gen.code_qa import settle_words
+
+    checked = 0
+    for p, _ in _real(13, 40):
+        for test in p.test.values():
+            if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+                continue
+            for holds in (True, False):
+                values: dict = {}
+                settle_words(test, None, holds, random.Random(checked), values)
+                names = {ast.unparse(n): n for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
+                if not values or not set(values) <= set(names) | {
+                        ast.unparse(c.args[0]) for c in ast.walk(test) if isinstance(c, ast.Call)}:
+                    continue
+                env = {k.replace(".", "_"): v for k, v in values.items()}
+                expr = ast.unparse(test)
+                for k in sorted(values, key=len, reverse=True):
+                    expr = expr.replace(f"len({k})", str(values[k])).replace(k, k.replace(".", "_"))
+                assert eval(expr, {"__builtins__": {}}, env) == holds, (expr, values)  # noqa: S307
+                checked += 1
+    assert checked >= 10
+
+
+def test_real_code_sets_are_deterministic():
+    a = [q["question"] for _, qs in _real(14, 8) for q in qs]
+    b = [q["question"] for _, qs in _real(14, 8) for q in qs]
+    assert a == b
