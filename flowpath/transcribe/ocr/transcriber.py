@@ -504,7 +504,8 @@ class OCRTranscriber(Transcriber):
         flow = cx.chart_flow(cx.without_unconfirmed_vertex_heads(components, decisions), page.regions,
                              ([i for i, k in enumerate(kinds) if k == "start"],
                               [i for i, k in enumerate(kinds) if k == "end"]))
-        heads_seen = cx.heads_confirmed(components, decisions)
+        heads_seen = cx.heads_confirmed(components, decisions) or cx.ink_heads_confirmed(
+            components, page.regions, flow)
         for k in sorted(components):
             if components[k].through_shape:
                 problems.append("a connector between " + ", ".join(sorted(
