@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     from flowpath.transcribe.ocr import OCRTranscriber
     from flowpath.transcribe.ocr import connectors as cx
     from flowpath.transcribe.ocr.engines import Reading
+    from flowpath.transcribe.ocr.transcriber import _without_blank_labels
 
     ap = argparse.ArgumentParser()
     ap.add_argument("bench", nargs="+")
@@ -57,6 +58,7 @@ def main(argv: list[str] | None = None) -> None:
             if cached.exists():
                 data = json.loads(cached.read_text())
                 readings = [Reading(**r) for r in data["nodes"]]
+                labels = data["labels"]
                 nodes.reading.result()
             else:
                 readings = nodes.reading.result()
@@ -68,7 +70,11 @@ def main(argv: list[str] | None = None) -> None:
             nodes.reading = fut
             texts = tr._texts(readings)
             kinds = [infer_kind(nodes.shapes.get(i, "rect"), t) for i, t in enumerate(texts)]
-            flow = cx.chart_flow(comps, page.regions, ([i for i, k in enumerate(kinds) if k == "start"],
+            # as `OCRTranscriber._graph` sees them: blank label boxes dropped, unconfirmed vertex
+            # heads left out of the vote
+            comps = {k: _without_blank_labels(c, labels) for k, c in comps.items()}
+            flow = cx.chart_flow(cx.without_unconfirmed_vertex_heads(comps, frozenset(
+                i for i, k in enumerate(kinds) if k == "decision")), page.regions, ([i for i, k in enumerate(kinds) if k == "start"],
                                                        [i for i, k in enumerate(kinds) if k == "end"]))
             mapping = match_nodes(dict(letter_regions), {k: v for k, v in chart.regions.items() if k in gold.nodes})
             gold_edges = directed_edges(gold)
@@ -87,6 +93,7 @@ def main(argv: list[str] | None = None) -> None:
                 print(json.dumps({"pred": pred, "guessed": bool(notes),
                     "chart": f"{Path(bench_dir).name}/{cid}", "group": group, "flow": [flow.axis, flow.sign],
                     "terminals": flow.from_terminals, "labelled": bool(c.label_boxes), "truth": truth,
+                    "label_texts": [labels[b] for b in c.label_boxes],
                     "line_h": round(nodes.line_h, 1),
                     "ends": [{"region": ct.region, "kind": kinds[ct.region], "shape": nodes.shapes.get(ct.region),
                               "gold_kind": gold_kind.get(mapping.get(page.letters[ct.region]), ""),

@@ -508,13 +508,16 @@ class OCRTranscriber(Transcriber):
         flow = cx.chart_flow(cx.without_unconfirmed_vertex_heads(components, decisions), page.regions,
                              ([i for i, k in enumerate(kinds) if k == "start"],
                               [i for i, k in enumerate(kinds) if k == "end"]))
+        heads_seen = cx.heads_confirmed(components, decisions) or cx.ink_heads_confirmed(
+            components, page.regions, flow)
         for k in sorted(components):
             if components[k].through_shape:
                 problems.append("a connector between " + ", ".join(sorted(
                     {page.letters[ct.region] for ct in components[k].contacts if ct.count >= 2}))
                     + " runs through a shape that is not a node; its edges are left out")
                 continue
-            edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow, decisions)
+            edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow, decisions,
+                                              heads_seen)
             if notes and len(edges) == 1:  # the direction was the flow's guess
                 edges = [cx.level_branch(edges[0], page.regions, decisions, flow)]
             problems.extend(notes)
