@@ -47,7 +47,8 @@ def chart_blur(js: dict[str, Any]) -> float:
     return round(sigma, 3)
 
 
-def read_nodes(bench: Path, limit: int | None, grey_model: Path | None) -> list[dict[str, Any]]:
+def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,
+               engines_wanted: tuple[str, ...] = ("tess", "rapid", "textrec", "greyrec")) -> list[dict[str, Any]]:
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
     from flowpath.labeller import draw_labels
@@ -102,6 +103,8 @@ def read_nodes(bench: Path, limit: int | None, grey_model: Path | None) -> list[
             if grey is not None:
                 engines["greyrec"] = grey.read
             for ename, read in engines.items():
+                if ename not in engines_wanted:
+                    continue
                 rs = read(crops)
                 texts[f"{vname}/{ename}"] = tr._texts(rs)
                 confs[f"{vname}/{ename}"] = [round(r.confidence, 4) for r in rs]
@@ -126,6 +129,7 @@ def summary(records: list[dict[str, Any]]) -> None:
     from flowpath.transcribe.ocr.crops import SMALL_LINE
 
     names = sorted({k for r in records for k in r if "/" in k})
+    records = [r for r in records if all(n in r for n in names)]  # nodes every engine read
     small = [r for r in records if r["line_h"] is not None and r["line_h"] < SMALL_LINE]
     for title, rows in (("all nodes", records), (f"small print (line < {SMALL_LINE} px)", small)):
         groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -147,13 +151,22 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--limit", type=int)
     ap.add_argument("--grey-model", type=Path, help="a grey-input recogniser folder (greyrec)")
-    ap.add_argument("--summary", type=Path, nargs="*")
+    ap.add_argument("--engines", default="tess,rapid,textrec,greyrec", help="engines to read with")
+    ap.add_argument("--summary", type=Path, nargs="*", help="records written before (the new ones are merged "
+                    "into them node by node: a later checkpoint read alone)")
     args = ap.parse_args()
     records: list[dict[str, Any]] = []
     for path in args.summary or ():
         records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    by_node = {(r["set"], r["chart"], r["node"]): r for r in records}
     for bench in args.bench:
-        records += read_nodes(bench, args.limit, args.grey_model)
+        for r in read_nodes(bench, args.limit, args.grey_model, tuple(args.engines.split(","))):
+            key = (r["set"], r["chart"], r["node"])
+            if key in by_node:
+                by_node[key].update(r)
+            else:
+                by_node[key] = r
+                records.append(r)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

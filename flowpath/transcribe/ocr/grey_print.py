@@ -20,15 +20,23 @@ if TYPE_CHECKING:
     from flowpath.transcribe.ocr.crops import TextCrop
     from flowpath.transcribe.ocr.engines import OCREngine, Reading
 
-#: the grey reading is taken on charts whose text line height (px) is below this...
+#: the grey reading is taken on charts whose text line height (px) is below this (the small-print
+#: bound of `choice.SMALL_PRINT_BELOW` and `crops.SMALL_LINE`)...
 GREY_BELOW = 14.0
-#: ...and at least this
+#: ...and at least this (`choice.BLURRED_SMALL_PRINT_FROM`: blurred 10-px print measures 6.9 px)...
 GREY_FROM = 6.5
-#: ...and whose strong-ink share (`crops.strong_ink_share`) is at least this (0: any chart)
-GREY_SHARE_FROM = 0.9
-#: added to the grey reading's confidence before it is compared with the kept one
-GREY_MARGIN = 0.0
-#: a grey reading less confident than this never wins
+#: ...and whose strong-ink share (`crops.strong_ink_share`, a blur measure) is at least this (0:
+#: any chart). Chosen with the margin and floor below on full-pipeline word F1 of tuning sets
+#: (`eval/grey_rule_sweep.py`, eleventh stretch; share 0 / 0.8 / 0.9, margin 0 / 0.1 / 0.2, floor
+#: 0.7 / 0.8): 0.8 is just over clean charts' 90th percentile (0.79); share 0 (every small-print
+#: chart) lowered the clean guard textrec9_clean 0.9272 -> 0.9243, 0.9 gained less on wild
+#: Graphviz (textrec10_gv 0.8590 vs 0.8675)
+GREY_SHARE_FROM = 0.8
+#: added to the grey reading's confidence before it is compared with the kept one: 0.1, the grey
+#: reading is taken on a near tie (margin 0: textrec10_puml 0.8288, gvword9_mp 0.8734; 0.1:
+#: 0.8323, 0.8840; 0.2 gained nothing more and lowered pumlword9_smallclean)
+GREY_MARGIN = 0.1
+#: a grey reading less confident than this never wins (0.8 lowered every wild set by 0.001-0.011)
 GREY_FLOOR = 0.7
 
 
