@@ -46,6 +46,7 @@ from flowpath.transcribe.ocr.crops import (
     color_distance,
     fill_color,
     median_line_height,
+    to_grey_crop,
     to_text_crop,
 )
 from flowpath.transcribe.ocr.recogniser import crop_lines
@@ -266,13 +267,14 @@ def render_line(rng: random.Random, font: Font, text: str, size: float, wild: bo
     return rgb
 
 
-def clean_line(rgb: np.ndarray, size: float) -> np.ndarray | None:
-    """The line as the OCR transcriber hands it to an engine: `to_text_crop` at the measured line
-    height, cut to its band; None when cleaning finds no ink or splits it into several lines."""
+def clean_line(rgb: np.ndarray, size: float, grey: bool = False) -> np.ndarray | None:
+    """The line as the OCR transcriber hands it to an engine: `to_text_crop` (``grey``:
+    `to_grey_crop`, the grey-input recogniser's crop) at the measured line height, cut to its
+    band; None when cleaning finds no ink or splits it into several lines."""
     inside = np.ones(rgb.shape[:2], bool)
     ink = (color_distance(rgb, fill_color(rgb, inside)) > 60) & inside
     line_h = median_line_height([ink]) or size * 1.15
-    crop = to_text_crop(rgb, None, line_height=line_h)
+    crop = (to_grey_crop if grey else to_text_crop)(rgb, None, line_height=line_h)
     if crop is None:
         return None
     lines = crop_lines(crop.image)
@@ -297,12 +299,14 @@ class LineSynth:
             ``blur_sizes`` px, half of them in a serif or narrow face; 0 leaves the stream as
             ``wild_share`` alone gives it. ``wild_share + blur_share`` is at most 1.
         blur_sizes: smallest and largest font size (px) of those lines.
+        grey: lines cut from the uncleaned grey crop (`crops.to_grey_crop`) instead of the
+            cleaned one: the grey-input recogniser's stream (same drawing, same random draws).
     """
 
     def __init__(self, seed: int, fonts: list[Font] | None = None, words: list[str] | None = None,
                  sizes: tuple[float, float] = (8.0, 16.0), wild_share: float = 0.0,
                  wild_sizes: tuple[float, float] = (7.0, 11.0), blur_share: float = 0.0,
-                 blur_sizes: tuple[float, float] = (8.5, 11.5)) -> None:
+                 blur_sizes: tuple[float, float] = (8.5, 11.5), grey: bool = False) -> None:
         if wild_share + blur_share > 1 + 1e-9:
             raise ValueError(f"wild_share + blur_share must be <= 1, got {wild_share} + {blur_share}")
         self.rng = random.Random(seed)
@@ -317,6 +321,7 @@ class LineSynth:
         self.wild_sizes = wild_sizes
         self.blur_share = blur_share
         self.blur_sizes = blur_sizes
+        self.grey = grey
         self.serif_or_narrow = sorted(f for f in self.families if is_serif_or_narrow(f))
 
     def sample(self) -> tuple[np.ndarray, str, Font]:
@@ -344,7 +349,7 @@ class LineSynth:
                 rgb = render_line(self.rng, font, text, size, wild or blurred, blurred)
             except OSError:
                 continue  # a font file PIL cannot open
-            line = clean_line(rgb, size)
+            line = clean_line(rgb, size, self.grey)
             if line is not None:
                 return line, text, font
 

@@ -61,6 +61,9 @@ class TextRecTrainConfig(CommonTrainingArguments):
     blur_share: float = 0.0
     blur_min_font_px: float = 8.5
     blur_max_font_px: float = 11.5
+    # feed the network the uncleaned grey line (`crops.to_grey_crop`) instead of the cleaned one
+    # (every training and validation line; saved in config.json as ``grey_input``)
+    grey_input: bool = False
 
     def check(self) -> None:
         self.check_common()
@@ -174,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     save_config(cfg, out / "train_config.yaml")
-    mcfg = RecogniserConfig(height=cfg.height, channels=list(cfg.channels), hidden=cfg.hidden, layers=cfg.layers)
+    mcfg = RecogniserConfig(height=cfg.height, channels=list(cfg.channels), hidden=cfg.hidden, layers=cfg.layers,
+                            grey_input=cfg.grey_input)
     model = build_model(mcfg)
     n_params = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
@@ -183,21 +187,23 @@ def main(argv: list[str] | None = None) -> int:
     fonts = train_fonts()
     words = dictionary_words()
     sizes = (cfg.min_font_px, cfg.max_font_px)
-    wild: dict[str, Any] = {"wild_share": cfg.wild_share, "wild_sizes": (cfg.wild_min_font_px, cfg.wild_max_font_px)}
+    wild: dict[str, Any] = {"wild_share": cfg.wild_share, "wild_sizes": (cfg.wild_min_font_px, cfg.wild_max_font_px),
+                            "grey": cfg.grey_input}
     if cfg.blur_share > 0:
         wild.update(blur_share=cfg.blur_share, blur_sizes=(cfg.blur_min_font_px, cfg.blur_max_font_px))
-    val = LineSynth(cfg.val_seed, fonts, words, sizes)
+    val = LineSynth(cfg.val_seed, fonts, words, sizes, grey=cfg.grey_input)
     val_samples = [val.sample() for _ in range(cfg.val_lines)]
     val_lines, val_texts = [s[0] for s in val_samples], [s[1] for s in val_samples]
     wild_val: tuple[list[Any], list[str]] | None = None
     if cfg.wild_share > 0:
-        wval = LineSynth(cfg.val_seed + 1, fonts, words, sizes, wild_share=1.0, wild_sizes=wild["wild_sizes"])
+        wval = LineSynth(cfg.val_seed + 1, fonts, words, sizes, wild_share=1.0, wild_sizes=wild["wild_sizes"],
+                         grey=cfg.grey_input)
         wild_samples = [wval.sample() for _ in range(cfg.val_lines)]
         wild_val = ([s[0] for s in wild_samples], [s[1] for s in wild_samples])
     blur_val: tuple[list[Any], list[str]] | None = None
     if cfg.blur_share > 0:
         bval = LineSynth(cfg.val_seed + 2, fonts, words, sizes, blur_share=1.0,
-                         blur_sizes=(cfg.blur_min_font_px, cfg.blur_max_font_px))
+                         blur_sizes=(cfg.blur_min_font_px, cfg.blur_max_font_px), grey=cfg.grey_input)
         blur_samples = [bval.sample() for _ in range(cfg.val_lines)]
         blur_val = ([s[0] for s in blur_samples], [s[1] for s in blur_samples])
     start = 0
@@ -263,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     final_cer = evaluate(model, val_lines, val_texts, mcfg)
     save_recogniser(model, mcfg, out)
     record = {"steps": cfg.max_steps, "batch": cfg.per_device_train_batch_size, "parameters": n_params,
-              "init_from": cfg.init_from, "wild_share": cfg.wild_share, "blur_share": cfg.blur_share, "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
+              "init_from": cfg.init_from, "wild_share": cfg.wild_share, "blur_share": cfg.blur_share,
+              "grey_input": cfg.grey_input, "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
               "font_families": font_names(fonts), "font_px": list(sizes),
               "command": "python training/train_text_recogniser.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     (out / "train_record.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

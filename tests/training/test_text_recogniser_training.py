@@ -133,3 +133,37 @@ def test_a_bad_config_is_refused_before_training(tmp_path, capsys):
 
     assert main(["--output_dir", str(tmp_path), "--max_steps", "0"]) == 2
     assert "max_steps" in capsys.readouterr().err
+
+
+def test_grey_lines_are_the_same_drawings_uncleaned():
+    from training.text_lines import LineSynth
+
+    grey = LineSynth(6, words=["alpha", "beta"], blur_share=1.0, blur_sizes=(9.0, 10.0), grey=True)
+    for _ in range(4):
+        line, text, _ = grey.sample()
+        assert line.ndim == 2 and text and (line < 128).any() and (line > 200).any()  # dark on light
+        # the blur's ramps are kept: a good share of the ink is mid-grey, not saturated
+        inked = line < 200
+        assert ((line > 60) & (line < 200)).sum() > 0.2 * inked.sum()
+
+
+@require_transformers
+def test_a_grey_run_writes_a_model_that_says_it_reads_grey_lines(tmp_path):
+    from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
+    from training.train_text_recogniser import main
+
+    out = tmp_path / "grey"
+    args = ["--config", str(REPO_ROOT / "configs" / "text_recogniser_grey_ft.yaml"), "--output_dir", str(out),
+            "--init_from", "none", "--max_steps", "2", "--per_device_train_batch_size", "2", "--val_lines", "3",
+            "--logging_steps", "1", "--eval_steps", "2", "--save_steps", "2", "--channels", "4", "4", "8", "8",
+            "8", "8", "--hidden", "8", "--layers", "1"]
+    assert main(args) == 0
+    assert json.loads((out / "config.json").read_text())["grey_input"] is True
+    assert json.loads((out / "train_record.json").read_text())["grey_input"] is True
+    log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert "val_cer_blur" in log[-1] and "val_cer_wild" in log[-1]
+    engine = LineRecogniserEngine(out / "checkpoint-2")
+    assert engine.name == "greyrec" and engine.config.grey_input
+    # the cleaned-input models keep their name and config (no grey_input key: False)
+    assert not json.loads((REPO_ROOT / "flowpath" / "resources" / "text_recogniser" / "config.json")
+                          .read_text()).get("grey_input", False)

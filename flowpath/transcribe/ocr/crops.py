@@ -171,6 +171,54 @@ def to_text_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *, line_height
     return _finish_crop(out, line_height, max_width, clipped)
 
 
+def to_grey_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *,
+                 line_height: float | None = None, max_width: int = 1400) -> TextCrop | None:
+    """The *uncleaned* crop for the grey-input recogniser (`recogniser.GREY_MODEL_DIR`): grey
+    levels kept as drawn, only made dark-on-light and stretched.
+
+    `to_text_crop` projects every pixel onto the fill-to-ink colour axis and saturates at the
+    glyphs' strongest pixels; on blurred ~10-px print that merges neighbouring strokes, and every
+    engine reads the merged crop badly (docs/transcription.md, "Blurred small print"). Here the
+    crop keeps the blur's grey ramps: luminance, inverted where the text is lighter than its fill,
+    measured against the fill around each pixel (a median over about a text line, as
+    `_local_fill`, on styled fills only: gradients), and stretched linearly so the darkest ink (98th
+    percentile of the depth of pixels > 16 levels below the fill) is 0 and the fill 255, nothing clipped below that. Trimmed and rescaled (cubic)
+    by `_finish_crop`, as the cleaned crop is, so lines are cut the same way.
+
+    Returns:
+        The grey crop, or None when there is no ink darker than the fill.
+    """
+    if rgb.size == 0 or rgb.shape[0] < 4 or rgb.shape[1] < 4:
+        return None
+    inside = np.ones(rgb.shape[:2], bool) if mask is None else mask
+    if inside.sum() < 16:
+        return None
+    grey = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2GRAY)
+    fill = float(np.median(grey[inside]))
+    lo, hi = np.percentile(grey[inside], (1, 99))
+    if hi - fill > fill - lo:  # light text on a darker fill
+        grey = 255 - grey
+        fill = 255.0 - fill
+    src = grey.copy()
+    src[~inside] = round(fill)
+    background: np.ndarray | np.float32 = np.float32(fill)
+    k = int(round(1.2 * line_height)) | 1 if line_height else 0
+    if k >= 5 and _block_spread(rgb, inside) > _FLAT_BLOCKS:
+        # the fill as it varies (gradients, bevels), gated as `to_text_crop` gates it: on a flat
+        # fill a median over a dense line of text is pulled towards the ink
+        local = cv2.medianBlur(src, k).astype(np.float32)
+        if float(np.ptp(local[inside])) > _FLAT_FILL:
+            background = local
+    depth = np.clip(background - grey.astype(np.float32), 0, None)
+    depth[~inside] = 0
+    inked = depth > 16  # darker than the fill by more than JPEG noise
+    if inked.sum() < 8:
+        return None
+    full = float(np.percentile(depth[inked], 98))
+    out = (255 * (1 - np.clip(depth / full, 0, 1))).astype(np.uint8)
+    return _finish_crop(out, line_height, max_width)
+
+
 def hachure_strokes(rgb: np.ndarray, dist: np.ndarray, ink: np.ndarray, core: np.ndarray,
                     inside: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The text colour and the fill strokes of a hachure-filled node, or None for other fills.

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 #: the shipped model (weights, config and model card)
 MODEL_DIR = Path(__file__).resolve().parents[2] / "resources" / "text_recogniser"
+#: the grey-input variant (`RecogniserConfig.grey_input`): reads `crops.to_grey_crop` lines
+GREY_MODEL_DIR = Path(__file__).resolve().parents[2] / "resources" / "text_recogniser_grey"
 #: printable ASCII: what flowchart node text is written in; index 0 of the output is CTC's blank
 CHARSET = "".join(chr(c) for c in range(32, 127))
 #: rows of paper kept above and below a line band (training cuts its lines the same way)
@@ -53,6 +55,8 @@ class RecogniserConfig:
         hidden: LSTM hidden size per direction.
         layers: stacked bidirectional LSTM layers.
         charset: the characters, in output order after the blank.
+        grey_input: trained on uncleaned grey lines (`crops.to_grey_crop`) instead of cleaned
+            ones (`crops.to_text_crop`); same network, the input it expects differs.
     """
 
     height: int = 32
@@ -60,6 +64,7 @@ class RecogniserConfig:
     hidden: int = 96
     layers: int = 2
     charset: str = CHARSET
+    grey_input: bool = False
 
     def __post_init__(self) -> None:
         if self.height % 16 or self.height < 16:
@@ -241,6 +246,8 @@ class LineRecogniserEngine(OCREngine):
             raise ValueError("LineRecogniserEngine: a model passed in needs its config")
         self.model = model.eval()
         self.config: RecogniserConfig = config  # type: ignore[assignment]
+        if self.config.grey_input:  # its readings are told apart in ``meta["node_engines"]``
+            self.name = "greyrec"
         self.threads = max(1, int(threads))
 
     def read_lines(self, lines: Sequence[np.ndarray]) -> list[tuple[str, float]]:

@@ -58,10 +58,12 @@ from flowpath.transcribe.ocr.crops import (
     fill_color,
     strong_ink,
     strong_ink_share,
+    to_grey_crop,
     to_label_crop,
     to_text_crop,
 )
 from flowpath.transcribe.ocr.engines import OCREngine, RapidOCREngine, Reading, TesseractEngine
+from flowpath.transcribe.ocr.grey_print import grey_opinion, in_grey_window
 from flowpath.transcribe.shapes import classify_shape
 
 logger = logging.getLogger(__name__)
@@ -128,6 +130,11 @@ class OCRTranscriber(Transcriber):
             (``flowpath[models]``), imported only when a chart has such print: without it
             tesseract/rapidocr read small print and a note is logged once per process.
             ``False`` (CLI: ``--transcriber-arg learned=false``) turns it off.
+        grey: ``auto`` also reads blurred small print (`grey_print.in_grey_window`) from the
+            node's uncleaned grey crop (`crops.to_grey_crop`) with the grey-input recogniser
+            (`recogniser.GREY_MODEL_DIR`) and keeps its reading where `grey_print.grey_opinion`
+            says so. Off when its weights are not installed (none shipped yet: docs/transcription.md,
+            eleventh stretch) or with ``learned=False``.
         beside_labels: a branch label standing beside its line at a decision's vertex is left
             out of that end's ink (`connectors.discount_beside_label`, flowchart.js's yes/no).
             Off by default: it raised wild flowchart.js on the tuning sets with every generated
@@ -148,7 +155,7 @@ class OCRTranscriber(Transcriber):
 
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
                  workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
-                 learned: bool = True, beside_labels: bool = False) -> None:
+                 learned: bool = True, beside_labels: bool = False, grey: bool = True) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -161,6 +168,8 @@ class OCRTranscriber(Transcriber):
         self.learned = bool(learned)
         self.beside_labels = bool(beside_labels)
         self._learned: OCREngine | None = None
+        self.grey = bool(grey)
+        self._grey: OCREngine | None = None
         if engine == "rapidocr":
             self._handwriting = self._rapidocr()
 
@@ -244,6 +253,24 @@ class OCRTranscriber(Transcriber):
                 return None
         return self._learned
 
+    def grey_read(self, grey_crops: list[TextCrop | None], readings: list[Reading]) -> list[Reading]:
+        """The grey recogniser's opinion on a chart in its window (`grey_print.grey_opinion`)."""
+        return grey_opinion(grey_crops, readings, self._grey_or_none)
+
+    def _grey_or_none(self) -> OCREngine | None:
+        """The grey-input recogniser, loaded on first need; None (and the step off) when torch or
+        its weights are missing (they ship only where they won on tuning data)."""
+        if self._grey is None:
+            from flowpath.errors import MissingDependencyError
+            from flowpath.transcribe.ocr.recogniser import GREY_MODEL_DIR, LineRecogniserEngine
+
+            try:
+                self._grey = LineRecogniserEngine(GREY_MODEL_DIR)
+            except (MissingDependencyError, FileNotFoundError):
+                self.grey = False  # not installed: the cleaned-crop readings stand, no note
+                return None
+        return self._grey
+
     def _second_opinion(self, crops: list[TextCrop | None], readings: list[Reading]) -> list[Reading]:
         """Which nodes rapidocr reads again, and whose reading is kept: `choice.second_opinion`."""
         return second_opinion(crops, readings, self._rapidocr_or_none, crop_below=self.handwriting_below)
@@ -318,7 +345,8 @@ class OCRTranscriber(Transcriber):
         # the node text and the connector steps both scale by this one height
         line_h = chart_line_height(glyph_ink, glyph_strong) or max(page.unit * 0.3, 12.0)
         # blurred small print measures shorter than it is drawn: its window opens lower
-        small_from = small_print_from(strong_ink_share(glyph_ink, glyph_strong))
+        share = strong_ink_share(glyph_ink, glyph_strong)
+        small_from = small_print_from(share)
 
         crop_cpu: list[float] = []
 
@@ -328,7 +356,16 @@ class OCRTranscriber(Transcriber):
                                                           line_height=line_h)
                      for it in interiors]
             crop_cpu.append(time.thread_time() - t)
-            return self.read(crops, line_h, small_from)
+            readings = self.read(crops, line_h, small_from)
+            if self.grey and self.learned and self.engine == "auto" and in_grey_window(line_h, share):
+                # blurred small print: the same node boxes, uncleaned, for the grey recogniser
+                t = time.thread_time()
+                grey = [None if it is None or c is None else
+                        to_grey_crop(page.img[it[1]:it[3], it[0]:it[2]], it[4], line_height=line_h)
+                        for it, c in zip(interiors, crops, strict=True)]
+                crop_cpu.append(time.thread_time() - t)
+                readings = self.grey_read(grey, readings)
+            return readings
 
         # node crops are cleaned and read while the edge labels and connectors are traced:
         # OpenCV, numpy's large-array loops and tesseract release the GIL, so both cores work
