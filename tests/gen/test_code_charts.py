@@ -10,6 +10,18 @@ import pytest
 from tests.markers import require_chromium
 
 
+@pytest.fixture(scope="module")
+def renderer():
+    # its own page, closed with this module: the session's shared renderer (conftest) would stay
+    # open from here on, and Playwright allows one sync session per thread, so the generator
+    # runs of tests/gen/test_pipeline.py (which start their own) failed after this module
+    from data_gen.render import MermaidRenderer
+
+    r = MermaidRenderer().start()
+    yield r
+    r.close()
+
+
 @require_chromium
 @pytest.mark.chromium
 def test_code_symbols_are_drawn_and_recorded_as_characters(renderer):
