@@ -13,10 +13,11 @@ several end nodes; and asks:
 
 * fact retrieval as an LLM asks it: a detail inside a long step, paraphrased ("What should be
   used to combine the dry ingredients?" -> the mixing step), the purpose, tool, amount or time
-  a step mentions, the step right after or before a named one, what to do when a check goes
+  a step mentions, what to do when a check goes
   one way ("What should you do if the dough keeps clinging to your fingers?"), what a check
   asks (with the branch step the question names: "What decides whether you nail on a back
   panel?"), and the tip a side note gives;
+* flow referential: the step right after or before a named one (gold: both steps);
 * applied scenarios as an LLM tells them: a person's situation in a few sentences, the checks
   settled indirectly by what the person sees ("the spare bulges noticeably at the bottom"),
   the step done just before told in passing, some scenery, and "what should she do next" with
@@ -277,8 +278,8 @@ def make_howto_fact_questions(hc: HowtoChart, chart_id: str, rng: random.Random,
     chart, steps = hc.chart, hc.steps
     out: list[dict[str, Any]] = []
 
-    def add(q: str, a: str, gold: list[str]) -> None:
-        out.append(_q(chart_id, start + len(out), "fact_retrieval", q, a, gold, hc.domain, rng))
+    def add(q: str, a: str, gold: list[str], qtype: str = "fact_retrieval") -> None:
+        out.append(_q(chart_id, start + len(out), qtype, q, a, gold, hc.domain, rng))
 
     detailed = [n_ for n_, s in steps.items() if s.kind in ("step", "end") and s.details]
     plain_steps = [n_ for n_, s in steps.items() if s.kind in ("step", "end")]
@@ -339,7 +340,9 @@ def make_howto_fact_questions(hc: HowtoChart, chart_id: str, rng: random.Random,
                 a = rng.choice([f"You check: {ts.text}", f"You need to check {_whether(ts.text, rng)}."])
             else:
                 a = rng.choice([f"You should {_do(ts, rng)}.", f"{ts.text}."])
-            add(q, a, [t])
+            # "what comes after / before X" asks about the sequence: a flow-referential question,
+            # grounded by X and the neighbour asked for (docs/reasoning.md "Gold conventions")
+            add(q, a, [node, t], "flow_referential")
         elif r < 0.94 and decisions:  # what a check asks, named by the step before or after it
             d = rng.choice(decisions)
             before = [p for p in chart.predecessors(d) if p in steps and steps[p].kind == "step"]
@@ -402,7 +405,9 @@ def make_howto_scenario_questions(hc: HowtoChart, chart_id: str, rng: random.Ran
         opening = rng.choice(_OPENINGS).format(**fill)
         facts: list[str] = []
         target = rng.choice(targets)
-        walks = [nx.shortest_path(g, d, target) for d in nx.ancestors(g, target)
+        # sorted: a set of node ids iterates in an order PYTHONHASHSEED picks, and the sets came out
+        # different from run to run
+        walks = [nx.shortest_path(g, d, target) for d in sorted(nx.ancestors(g, target))
                  if d in steps and steps[d].kind == "decision"]
         walks = [w for w in walks if len(w) <= 7]
         if walks and rng.random() < 0.75:

@@ -34,10 +34,13 @@ def test_procedures_are_long_varied_and_well_formed():
 def test_howto_set_gold_is_in_the_chart_and_scenario_gold_is_a_walk(tmp_path):
     n = write_procedural_set(tmp_path, 12, seed=3, style="howto")
     rows = [json.loads(x) for x in (tmp_path / "questions.jsonl").read_text().splitlines()]
-    assert n == len(rows) and {r["type"] for r in rows} == {"fact_retrieval", "applied_scenario"}
+    assert n == len(rows) and {r["type"] for r in rows} == {"fact_retrieval", "flow_referential", "applied_scenario"}
     for r in rows:
         chart = parse_mermaid(json.loads((tmp_path / "charts" / f"{r['chart']}.json").read_text())["mermaid"])
         assert set(r["gold"]) <= set(chart.nodes)
+        if r["type"] == "flow_referential":  # a step and the neighbour asked about
+            a, b = r["gold"]
+            assert chart.to_networkx().has_edge(a, b) or chart.to_networkx().has_edge(b, a), r
         if r["type"] == "applied_scenario":
             g = chart.to_networkx()
             assert all(g.has_edge(a, b) for a, b in zip(r["gold"], r["gold"][1:], strict=False)), r
