@@ -1418,11 +1418,11 @@ def _near_nodes(regions: list[Region], which: list[int], origin: tuple[int, int]
     return _Nodes(*maps)
 
 
-def _ports(sel: np.ndarray, touch: np.ndarray) -> list[tuple[float, float]]:
+def _ports(sel: np.ndarray, touch: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """Where one piece leaves a node: for each separate cluster of its pixels near the node
-    (``sel``; two lines of one piece may touch one node at two sides), the centre of the
-    cluster's pixels that touch it (``touch``; a line joined into another just outside the
-    node belongs to the cluster, but lies further out)."""
+    (``sel``; two lines of one piece may touch one node at two sides), the (rows, columns) of the
+    cluster's pixels that touch it (``touch``; a line joined into another just outside the node
+    belongs to the cluster, but lies further out), else of the whole cluster."""
     n, lab = cv2.connectedComponents(sel.astype(np.uint8), connectivity=8)
     ys, xs = np.nonzero(sel)
     ks = lab[ys, xs]
@@ -1434,8 +1434,21 @@ def _ports(sel: np.ndarray, touch: np.ndarray) -> list[tuple[float, float]]:
             continue
         if (mine & first).any():
             mine &= first
-        out.append((float(ys[mine].mean()), float(xs[mine].mean())))
+        out.append((ys[mine], xs[mine]))
     return out
+
+
+def _start(mask: np.ndarray, ys: np.ndarray, xs: np.ndarray, d: _Step, reach: int) -> tuple[int, int]:
+    """Where to start a walk from a port's pixels heading ``d``: the pixel the line runs on
+    furthest from (within ``reach``), not the port's centre, which a drop shadow's remnant or a
+    glyph beside the line pulls off it."""
+    def run(y: int, x: int) -> int:
+        t = 0
+        while t < reach and _on(mask, y + (t + 1) * d[0], x + (t + 1) * d[1]):
+            t += 1
+        return t
+    best = max(range(len(ys)), key=lambda j: (run(int(ys[j]), int(xs[j])), -abs(ys[j] - ys.mean()) - abs(xs[j] - xs.mean())))
+    return int(ys[best]), int(xs[best])
 
 
 def _outward(region: Region, y: float, x: float) -> _Step:
@@ -1601,9 +1614,10 @@ def _split_piece(k: int, c: Component, ends: list[Contact], comp: np.ndarray, in
     pairs: dict[frozenset[int], np.ndarray] = {}
     joins: list[tuple[int, tuple[int, ...], np.ndarray]] = []
     for ct in ends:
-        for py, px in _ports(mask & (nodes.near == ct.region + 1), nodes.touch == ct.region + 1):
-            d = _outward(regions[ct.region], py + y0, px + x0)
-            t = _walk(mask, nodes, int(round(py)), int(round(px)), d, ct.region, line_h, budget, ahead=margin + 4)
+        for pys, pxs in _ports(mask & (nodes.near == ct.region + 1), nodes.touch == ct.region + 1):
+            d = _outward(regions[ct.region], float(pys.mean()) + y0, float(pxs.mean()) + x0)
+            py, px = _start(mask, pys, pxs, d, int(round(line_h)))
+            t = _walk(mask, nodes, py, px, d, ct.region, line_h, budget, ahead=margin + 4)
             if not t.reached and (len(t.path) < _TRACE_STUB * line_h or _in_boxes(t.path, (y0, x0), boxes, line_h)):
                 continue  # no line leaves there: a speck, the glyphs of a label beside the line
             if not t.reached or any(r not in by_region for r in t.reached):
