@@ -1659,13 +1659,24 @@ def untraced(components: dict[int, Component]) -> dict[int, Component]:
     return {k: c for k, c in components.items() if not c.traced}
 
 
-def joined_edge(c: Component, found: set[tuple[int, int]], regions: list[Region], flow: Flow) -> tuple[int, int]:
+def joined_edge(c: Component, found: set[tuple[int, int]], regions: list[Region], flow: Flow,
+                decisions: frozenset[int] = frozenset()) -> tuple[int, int]:
     """The edge of a piece that joins other lines sideways (`Component.joins`: the nodes those
-    lines link): from its own node to where the lines it joined go, i.e. the one target of the
-    edges found so far between those nodes (``found``), else their most downstream node."""
+    lines link). Its own node is a source joining them (a loop back into the line above its
+    target): the edge runs to where those lines go, the one target of the edges found so far
+    between their nodes (``found``), else their most downstream node. Where its own end shows
+    an arrowhead (and is no decision, whose vertex widens any end) it is a target branching off
+    them instead (PlantUML forks a line into two targets): the edge comes from their one source,
+    else their most upstream node."""
     assert c.joins is not None
-    ends = set(c.joins)
-    targets = {b for a, b in found if a in ends and b in ends}
+    own, ends = c.contacts[0], set(c.joins)
+    inner = [(a, b) for a, b in found if a in ends and b in ends]
+    if own.arrow and not own.along and own.region not in decisions:
+        sources = {a for a, _ in inner}
+        if len(sources) == 1:
+            return sources.pop(), own.region
+        return min(c.joins, key=lambda r: flow.rank(regions[r])), own.region
+    targets = {b for _, b in inner}
     if len(targets) == 1:
-        return c.contacts[0].region, targets.pop()
-    return c.contacts[0].region, max(c.joins, key=lambda r: flow.rank(regions[r]))
+        return own.region, targets.pop()
+    return own.region, max(c.joins, key=lambda r: flow.rank(regions[r]))

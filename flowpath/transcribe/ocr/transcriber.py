@@ -516,7 +516,7 @@ class OCRTranscriber(Transcriber):
                 continue
             notes: list[str] = []
             if components[k].joins is not None:
-                edges = [cx.joined_edge(components[k], found, page.regions, flow)]
+                edges = [cx.joined_edge(components[k], found, page.regions, flow, decisions)]
             else:
                 edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow, decisions)
             if notes and len(edges) == 1:  # the direction was the flow's guess
