@@ -53,6 +53,14 @@ class Component:
     #: the piece encloses a node-sized area (`mark_unseen_shapes`): it holds the outline of a
     #: node the segmenter missed, so its contacts are not linked to each other directly
     through_shape: bool = False
+    #: the piece is a line that ends on another line sideways (`split_traced_pieces`): the two
+    #: nodes that line links; its edge runs from its own node (first contact) to where that
+    #: line goes (`joined_edge`)
+    joins: tuple[int, ...] | None = None
+    #: split out of a piece joining three or more nodes (`split_traced_pieces`): its contacts
+    #: were measured on the whole tangle (several lines at one node), so it casts no ballot in
+    #: the chart's flow (`untraced`)
+    traced: bool = False
 
 
 def background_color(img: np.ndarray) -> np.ndarray:
@@ -1407,3 +1415,337 @@ def discount_beside_label(c: Component, comp: np.ndarray, contact_owner: np.ndar
     left = replace(ct, count=max(ct.count - int(at.sum()), 2), mass=max(ct.mass - float(ink[at].sum()), 0.0))
     if other.arrow or other.mass >= _OTHER_INK_SHARE * left.mass:
         ct.count, ct.mass = left.count, left.mass
+
+
+# -- pieces joining three or more nodes, traced line by line (issue 14, eleventh stretch) ------
+#: half-width (text lines) of the window across a line in which the tracer looks for it: a 1-3 px
+#: line, its anti-aliasing and a hop's bump beside it
+_TRACE_ACROSS = 0.25
+#: the tracer carries on across a blank this long (text lines): a dashed line's gap after the
+#: closing, the hop (a small arc) where a line jumps another
+_TRACE_GAP = 0.8
+#: a turn at a line's end counts where the ink runs on this long (text lines) that way
+_TRACE_TURN = 0.5
+#: a line joins a line that joins another ... at most this deep
+_TRACE_DEPTH = 3
+#: a walk lost within this many text lines of its node followed no line: a label's glyphs
+#: beside the line in the node's ring, a speck
+_TRACE_STUB = 3.0
+
+_Step = tuple[int, int]
+
+
+@dataclass
+class _Trace:
+    """Where a walk from one port of a piece ended: the regions reached (one, or the two ends of
+    the line it joined sideways) and the pixels it went over."""
+
+    reached: list[int]
+    path: list[tuple[int, int]]
+    joined: bool = False
+
+
+@dataclass
+class _Nodes:
+    """The nodes of one piece in its window, as maps of 1 + region index: ``near`` (within a
+    line's reach of a node's outline), ``touch`` (where a line leaving the node starts) and
+    ``body`` (the node grown by the margin its connectors stop at)."""
+
+    near: np.ndarray
+    touch: np.ndarray
+    body: np.ndarray
+
+    def at(self, y: int, x: int) -> int:
+        """The region index of a node near (y, x), -1 for none or off the map."""
+        if 0 <= y < self.near.shape[0] and 0 <= x < self.near.shape[1]:
+            return int(self.near[y, x]) - 1
+        return -1
+
+    def towards(self, y: int, x: int, d: _Step, ahead: int) -> bool:
+        """Whether heading ``d`` from (y, x) runs into the node near it within ``ahead`` px (a line
+        passing beside a node keeps clear of it)."""
+        py, px = y + ahead * d[0], x + ahead * d[1]
+        if not (0 <= py < self.body.shape[0] and 0 <= px < self.body.shape[1]):
+            return False
+        return int(self.body[py, px]) == int(self.near[y, x]) > 0
+
+
+def _near_nodes(regions: list[Region], which: list[int], origin: tuple[int, int], shape: tuple[int, int],
+                margin: int) -> _Nodes:
+    """The nodes ``which`` in a window at ``origin`` (y, x) (`_Nodes`; the largest drawn first so
+    that nested small ones keep their pixels)."""
+    maps = []
+    for grow in (margin + 3, margin + 2, margin):
+        grid = np.zeros(shape, np.int32)
+        for i in sorted(which, key=lambda i: -regions[i].area):
+            pts = region_polygon(regions[i], origin[1], origin[0])
+            if len(pts) < 3:
+                continue
+            cv2.fillPoly(grid, [pts], i + 1)
+            cv2.polylines(grid, [pts], True, i + 1, thickness=2 * int(grow) + 1)
+        maps.append(grid)
+    return _Nodes(*maps)
+
+
+def _ports(sel: np.ndarray, touch: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Where one piece leaves a node: for each separate cluster of its pixels near the node
+    (``sel``; two lines of one piece may touch one node at two sides), the (rows, columns) of the
+    cluster's pixels that touch it (``touch``; a line joined into another just outside the node
+    belongs to the cluster, but lies further out), else of the whole cluster."""
+    n, lab = cv2.connectedComponents(sel.astype(np.uint8), connectivity=8)
+    ys, xs = np.nonzero(sel)
+    ks = lab[ys, xs]
+    first = touch[ys, xs]
+    out = []
+    for i in range(1, n):
+        mine = ks == i
+        if mine.sum() < 2:
+            continue
+        if (mine & first).any():
+            mine &= first
+        out.append((ys[mine], xs[mine]))
+    return out
+
+
+def _start(mask: np.ndarray, ys: np.ndarray, xs: np.ndarray, d: _Step, reach: int) -> tuple[int, int]:
+    """Where to start a walk from a port's pixels heading ``d``: the pixel the line runs on
+    furthest from (within ``reach``), not the port's centre, which a drop shadow's remnant or a
+    glyph beside the line pulls off it."""
+    def run(y: int, x: int) -> int:
+        t = 0
+        while t < reach and _on(mask, y + (t + 1) * d[0], x + (t + 1) * d[1]):
+            t += 1
+        return t
+    best = max(range(len(ys)), key=lambda j: (run(int(ys[j]), int(xs[j])), -abs(ys[j] - ys.mean()) - abs(xs[j] - xs.mean())))
+    return int(ys[best]), int(xs[best])
+
+
+def _outward(region: Region, y: float, x: float) -> _Step:
+    """The axis direction from a node out through the side of its box nearest (y, x)."""
+    x0, y0, x1, y1 = region.bbox
+    sides = [(abs(x - x0), (0, -1)), (abs(x1 - x), (0, 1)), (abs(y - y0), (-1, 0)), (abs(y1 - y), (1, 0))]
+    return min(sides, key=lambda s: s[0])[1]
+
+
+def _on(mask: np.ndarray, y: int, x: int) -> bool:
+    return 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and bool(mask.item(y, x))
+
+
+def _ahead(mask: np.ndarray, y: int, x: int, d: _Step, across: int, gap: int) -> tuple[int, int, int] | None:
+    """The next line pixel along ``d`` within ``gap`` px (window ``across`` px either side of the
+    line), as (y, x, distance), re-centred on the line where its run lies inside the window."""
+    ly, lx = d[1], d[0]
+    order = [0] + [o for k in range(1, across + 1) for o in (k, -k)]
+    for s in range(1, gap + 1):
+        cy, cx_ = y + s * d[0], x + s * d[1]
+        # the line pixel nearest the course
+        near = next((o for o in order if _on(mask, cy + o * ly, cx_ + o * lx)), None)
+        if near is None:
+            continue
+        lo = hi = near
+        # its run, followed past the window: a thick line lies across its edge, a line crossing
+        # or turning runs on
+        while lo > -3 * across and _on(mask, cy + (lo - 1) * ly, cx_ + (lo - 1) * lx):
+            lo -= 1
+        while hi < 3 * across and _on(mask, cy + (hi + 1) * ly, cx_ + (hi + 1) * lx):
+            hi += 1
+        mid = (lo + hi) // 2 if hi - lo <= 2 * across else 0
+        return cy + mid * ly, cx_ + mid * lx, s
+    return None
+
+
+def _turns(mask: np.ndarray, nodes: _Nodes, home: int, y: int, x: int, d: _Step, across: int,
+           reach: int) -> list[tuple[int, int, _Step]]:
+    """The ways the line goes on sideways from its end (y, x) heading ``d``: an elbow has one, the
+    end of a line met sideways (it joins another line) two. A way counts where the ink runs on
+    ``reach`` px, or until it meets a node (a line joined just outside its target)."""
+    out = []
+    for e in ((d[1], d[0]), (-d[1], -d[0])):
+        for back in range(0, across + 1):
+            by, bx = y - back * d[0], x - back * d[1]
+            ok = True
+            for t in range(1, reach + 1):
+                if not any(_on(mask, by + t * e[0] + o * d[0], bx + t * e[1] + o * d[1]) for o in (-1, 0, 1)):
+                    r = nodes.at(by + t * e[0], bx + t * e[1])
+                    ok = t > 1 and r >= 0 and r != home
+                    break
+            if ok:
+                out.append((by, bx, e))
+                break
+    return out
+
+
+def _walk(mask: np.ndarray, nodes: _Nodes, y: int, x: int, d: _Step, home: int, line_h: float,
+          budget: int, depth: int = 0, ahead: int = 4) -> _Trace:
+    """Follow a connector from (y, x) heading ``d`` (away from node ``home``) until it enters
+    another of the piece's ``nodes`` (`_near_nodes`).
+
+    Straight on wherever the line goes on (across lines it crosses or that join it), round an
+    elbow where it turns one way, and both ways where it ends on another line met sideways (a
+    line joined into another). No region reached where it is lost (a dead end, a curve, a loop)."""
+    across = max(2, int(round(_TRACE_ACROSS * line_h)))
+    gap = max(3, int(round(_TRACE_GAP * line_h)))
+    reach = max(4, int(round(_TRACE_TURN * line_h)))
+    path: list[tuple[int, int]] = []
+    seen: set[tuple[int, int, _Step]] = set()
+    steps = 0
+    while steps < budget:
+        nxt = _ahead(mask, y, x, d, across, gap)
+        if nxt is None:
+            # a line ends where it enters a node (the node itself is no connector ink): the node
+            # lies just ahead. One passing by a node (under a diamond's vertex, a line joined
+            # into another just below the node) is no end there
+            r = nodes.at(y, x)
+            if r >= 0 and r != home and nodes.towards(y, x, d, ahead):
+                return _Trace([r], path)
+            turns = _turns(mask, nodes, home, y, x, d, across, reach)
+            if len(turns) == 1:
+                y, x, d = turns[0]
+            elif len(turns) == 2 and depth < _TRACE_DEPTH:
+                # it joins another line (which may itself join a third): both ways
+                ends = [_walk(mask, nodes, ty, tx, e, home, line_h, budget - steps, depth + 1, ahead)
+                        for ty, tx, e in turns]
+                if any(not t.reached for t in ends):
+                    return _Trace([], path)
+                return _Trace([r for t in ends for r in t.reached], path + [p for t in ends for p in t.path],
+                              joined=True)
+            else:
+                return _Trace([], path)
+            if (y, x, d) in seen:
+                return _Trace([], path)
+            seen.add((y, x, d))
+            continue
+        y, x, s = nxt
+        steps += s
+        path.append((y, x))
+    return _Trace([], path)
+
+
+def split_traced_pieces(components: dict[int, Component], comp: np.ndarray, ink: np.ndarray, margin: int,
+                        regions: list[Region], boxes: list[Box], line_h: float) -> dict[int, Component]:
+    """Pieces joining three or more nodes split into the connectors they hold, where every line
+    of the piece can be followed from node to node (`_walk`); other pieces as they are.
+
+    Orthogonal engines (flowchart.js) bring a loop back up beside the chart and into the line
+    above its target from the side, and lines cross: the whole tangle is one piece, whose ends
+    were paired by ink or by the flow (a loop back's source lies downstream of its target, so it
+    came out as the source of an edge to the target). Traced, a line met end-on at a crossing
+    goes straight on, and a line that ends on another one sideways joins it: that piece is a
+    `Component.joins` piece, which goes where the line it joins goes (`joined_edge`)."""
+    out: dict[int, Component] = {}
+    fresh = max(components, default=0) + 1
+    for k, c in components.items():
+        ends = [ct for ct in c.contacts if ct.count >= 2]
+        if len({ct.region for ct in ends}) < 3 or c.through_shape or any(ct.gap > 0 for ct in ends):
+            out[k] = c
+            continue
+        split = _split_piece(k, c, ends, comp, ink, margin, regions, [boxes[b] for b in c.label_boxes], line_h)
+        if split is None:
+            out[k] = c
+            continue
+        for piece, path in split:
+            piece.label_boxes = [b for b in c.label_boxes if _nearest_path(boxes[b], [p for _, p in split]) is path]
+            piece.traced = True
+            out[fresh] = piece
+            fresh += 1
+    return out
+
+
+def _in_boxes(path: list[tuple[int, int]], origin: tuple[int, int], boxes: list[Box], line_h: float) -> bool:
+    """Whether most of a walk (window ``origin``) went over the piece's label boxes: glyphs."""
+    pad = 0.35 * line_h
+    inside = sum(any(b[0] - pad <= x + origin[1] <= b[2] + pad and b[1] - pad <= y + origin[0] <= b[3] + pad
+                     for b in boxes) for y, x in path)
+    return inside >= 0.8 * len(path)
+
+
+def _nearest_path(box: Box, paths: list[np.ndarray]) -> np.ndarray:
+    """The traced path (rows of y, x) passing nearest the box's centre: the line it labels."""
+    cx_, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return min(paths, key=lambda p: float(np.min(np.hypot(p[:, 1] - cx_, p[:, 0] - cy))) if len(p) else np.inf)
+
+
+def _split_piece(k: int, c: Component, ends: list[Contact], comp: np.ndarray, ink: np.ndarray, margin: int,
+                 regions: list[Region], boxes: list[Box], line_h: float) -> list[tuple[Component, np.ndarray]] | None:
+    """The connectors of piece ``k`` (`split_traced_pieces`) with the pixels each was traced
+    over, or None where some line cannot be followed or the lines do not add up."""
+    ys, xs = np.nonzero(comp == k)
+    pad = int(round(line_h))
+    y0, x0 = max(int(ys.min()) - pad, 0), max(int(xs.min()) - pad, 0)
+    y1, x1 = min(int(ys.max()) + pad + 1, comp.shape[0]), min(int(xs.max()) + pad + 1, comp.shape[1])
+    # the ink itself: a label box filled in to join a line it interrupts would stand beside a
+    # line it does not (flowchart.js's yes/no) as a turn
+    mask = (comp[y0:y1, x0:x1] == k) & ink[y0:y1, x0:x1]
+    # where a line touches a node: just outside the node's mask (its outline grown by margin)
+    nodes = _near_nodes(regions, [ct.region for ct in ends], (y0, x0), mask.shape, margin)
+    budget = 4 * (mask.shape[0] + mask.shape[1])
+    by_region = {ct.region: ct for ct in ends}
+    pairs: dict[frozenset[int], np.ndarray] = {}
+    joins: list[tuple[int, tuple[int, ...], np.ndarray]] = []
+    for ct in ends:
+        for pys, pxs in _ports(mask & (nodes.near == ct.region + 1), nodes.touch == ct.region + 1):
+            d = _outward(regions[ct.region], float(pys.mean()) + y0, float(pxs.mean()) + x0)
+            py, px = _start(mask, pys, pxs, d, int(round(line_h)))
+            t = _walk(mask, nodes, py, px, d, ct.region, line_h, budget, ahead=margin + 4)
+            if not t.reached and (len(t.path) < _TRACE_STUB * line_h or _in_boxes(t.path, (y0, x0), boxes, line_h)):
+                continue  # no line leaves there: a speck, the glyphs of a label beside the line
+            if not t.reached or any(r not in by_region for r in t.reached):
+                return None
+            path = np.array(t.path, float).reshape(-1, 2) + (y0, x0)
+            if t.joined:
+                reached = tuple(sorted(set(t.reached)))
+                if len(reached) < 2 or ct.region in reached:
+                    return None
+                joins.append((ct.region, reached, path))
+            else:
+                key = frozenset((ct.region, t.reached[0]))
+                pairs.setdefault(key, path)
+    # (a line may be walked from one end only: its other end lies where another line joins
+    # just outside the node, and the walk from there took the joined line)
+    if not pairs:
+        return None
+    # the lines a line joined hold one traced between two of their nodes
+    if any(not any(key <= set(q) for key in pairs) for _, q, _ in joins):
+        return None
+    covered = {r for key in pairs for r in key} | {r for r, _, _ in joins}
+    if covered != set(by_region):
+        return None
+    out = [(Component(c.label, [by_region[a], by_region[b]]), path) for (a, b), path in
+           ((tuple(sorted(key)), p) for key, p in pairs.items())]
+    out += [(Component(c.label, [by_region[r], *(by_region[e] for e in q)], joins=q), path)
+            for r, q, path in joins]
+    return out
+
+
+def untraced(components: dict[int, Component]) -> dict[int, Component]:
+    """The pieces that vote on the chart's flow (`chart_flow`): those not split out of a tangle.
+
+    A split piece's contacts are the tangle's (the pixels, ink and arrowhead flag of every line
+    of the tangle at that node, against the tangle's median thickness), and as ballots they
+    turned whole tuning charts around (fjsloop11_fjs/gen000046, fjsedge9_printedge6_fjs/
+    gen000022: 13 and 31 edges reversed); the tangle itself never voted (three or more ends).
+    """
+    return {k: c for k, c in components.items() if not c.traced}
+
+
+def joined_edge(c: Component, found: set[tuple[int, int]], regions: list[Region], flow: Flow,
+                decisions: frozenset[int] = frozenset()) -> tuple[int, int]:
+    """The edge of a piece that joins other lines sideways (`Component.joins`: the nodes those
+    lines link). Its own node is a source joining them (a loop back into the line above its
+    target): the edge runs to where those lines go, the one target of the edges found so far
+    between their nodes (``found``), else their most downstream node. Where its own end shows
+    an arrowhead (and is no decision, whose vertex widens any end) it is a target branching off
+    them instead (PlantUML forks a line into two targets): the edge comes from their one source,
+    else their most upstream node."""
+    assert c.joins is not None
+    own, ends = c.contacts[0], set(c.joins)
+    inner = [(a, b) for a, b in found if a in ends and b in ends]
+    if own.arrow and not own.along and own.region not in decisions:
+        sources = {a for a, _ in inner}
+        if len(sources) == 1:
+            return sources.pop(), own.region
+        return min(c.joins, key=lambda r: flow.rank(regions[r])), own.region
+    targets = {b for _, b in inner}
+    if len(targets) == 1:
+        return own.region, targets.pop()
+    return own.region, max(c.joins, key=lambda r: flow.rank(regions[r]))

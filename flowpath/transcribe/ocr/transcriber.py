@@ -454,7 +454,9 @@ class OCRTranscriber(Transcriber):
                 components[k].label_boxes.append(bi)
         for c in components.values() if self.beside_labels else ():
             cx.discount_beside_label(c, comp, page.contact_owner, boxes, gpad, mass, page.regions, diamonds, line_h)
-        return components
+        # a tangle of crossing lines and loops joined into the line above their target: one
+        # connector per line where every line can be followed from node to node
+        return cx.split_traced_pieces(components, comp, conn, page.margin, page.regions, boxes, line_h)
 
     def _rejoin(self, page: _Page, comp: np.ndarray, components: dict[int, cx.Component], free: np.ndarray,
                 dist: np.ndarray, mass: np.ndarray, line_h: float,
@@ -542,21 +544,28 @@ class OCRTranscriber(Transcriber):
         kinds = [infer_kind(nodes.shapes.get(i, "rect"), t) for i, t in enumerate(node_texts)]
         decisions = frozenset(i for i, k in enumerate(kinds) if k == "decision")
         components = {k: _without_blank_labels(c, labels) for k, c in components.items()}
-        flow = cx.chart_flow(cx.without_unconfirmed_vertex_heads(components, decisions), page.regions,
+        flow = cx.chart_flow(cx.without_unconfirmed_vertex_heads(cx.untraced(components), decisions), page.regions,
                              ([i for i, k in enumerate(kinds) if k == "start"],
                               [i for i, k in enumerate(kinds) if k == "end"]))
         heads_seen = cx.heads_confirmed(components, decisions) or cx.ink_heads_confirmed(
             components, page.regions, flow)
-        for k in sorted(components):
+        found: set[tuple[int, int]] = set()
+        # a line joined sideways into another goes where that one goes: those come last
+        for k in sorted(components, key=lambda k: (components[k].joins is not None, k)):
             if components[k].through_shape:
                 problems.append("a connector between " + ", ".join(sorted(
                     {page.letters[ct.region] for ct in components[k].contacts if ct.count >= 2}))
                     + " runs through a shape that is not a node; its edges are left out")
                 continue
-            edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow, decisions,
-                                              heads_seen)
+            notes: list[str] = []
+            if components[k].joins is not None:
+                edges = [cx.joined_edge(components[k], found, page.regions, flow, decisions)]
+            else:
+                edges, notes = cx.component_edges(components[k], page.regions, page.letters, flow, decisions,
+                                                  heads_seen)
             if notes and len(edges) == 1:  # the direction was the flow's guess
                 edges = [cx.level_branch(edges[0], page.regions, decisions, flow)]
+            found.update(edges)
             problems.extend(notes)
             edges = [(a, b) for a, b in dict.fromkeys(edges) if a != b]
             assigned = cx.assign_labels(components[k], boxes, page.regions, edges)
