@@ -133,8 +133,9 @@ class OCRTranscriber(Transcriber):
         grey: ``auto`` also reads blurred small print (`grey_print.in_grey_window`) from the
             node's uncleaned grey crop (`crops.to_grey_crop`) with the grey-input recogniser
             (`recogniser.GREY_MODEL_DIR`) and keeps its reading where `grey_print.grey_opinion`
-            says so. Off when its weights are not installed (none shipped yet: docs/transcription.md,
-            eleventh stretch) or with ``learned=False``.
+            says so (weights shipped in ``flowpath/resources/text_recogniser_grey``, its card).
+            ``False`` turns it off; it is off with ``learned=False``, or when torch or the
+            weights are missing.
         beside_labels: a branch label standing beside its line at a decision's vertex is left
             out of that end's ink (`connectors.discount_beside_label`, flowchart.js's yes/no).
             Off by default: it raised wild flowchart.js on the tuning sets with every generated
