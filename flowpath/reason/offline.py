@@ -1136,10 +1136,12 @@ class OfflineReasoner(Reasoner):
             if settled_at is None and self.scenario_opposites:
                 settled_at = _settling_sentence(ctx.chart.nodes[first].text or "", story)
             done = self._done_before(ctx, story, first, settled_at)
-            if done is None and settled_at is None and first in self._checks_named_by_sentences(ctx, question):
+            if done is None and settled_at is None:
                 # a check told in everyday words shares no word with its sentence: that sentence
                 # is the one `_checks_named_by_sentences` found
-                done = self._done_before(ctx, story, first, self._checks_named_by_sentences(ctx, question)[first])
+                by_meaning = self._checks_named_by_sentences(ctx, question)
+                if first in by_meaning:
+                    done = self._done_before(ctx, story, first, by_meaning[first])
             if done is None and self.code_checks:
                 done = self._code_done_before(ctx, story, first)
             if done is not None:
