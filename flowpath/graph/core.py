@@ -77,7 +77,9 @@ _SHAPE_KIND = {
     "asymmetric": "process",
 }
 
-_START_WORDS = re.compile(r"^\s*(start|begin|begins|starting|entry)\b", re.I)
+#: a text that opens with a start word (`infer_kind` makes a start of a short one; the reasoner
+#: also reads a titled Start terminal, `reason.kinds.is_titled_start`)
+START_WORDS = re.compile(r"^\s*(start|begin|begins|starting|entry)\b", re.I)
 _END_WORDS = re.compile(r"^\s*(end|stop|finish|finished|done|exit|terminate|return)\s*[.!]?\s*$", re.I)
 _QUESTIONISH = re.compile(r"\?\s*$|^\s*(is|are|does|do|did|check|if|whether|has|have|can)\b", re.I)
 
@@ -91,7 +93,7 @@ def infer_kind(shape: str, text: str) -> str:
     terminal, because many real charts draw "Start" as a plain box.
     """
     base = _SHAPE_KIND.get(shape, "process")
-    if _START_WORDS.match(text or "") and len((text or "").split()) <= 3:
+    if START_WORDS.match(text or "") and len((text or "").split()) <= 3:
         return "start"
     if _END_WORDS.match(text or ""):
         return "end"

@@ -8,7 +8,7 @@ import html
 import re
 
 from flowpath.graph import Edge, FlowChart, infer_kind
-from flowpath.graph.core import _START_WORDS
+from flowpath.graph.core import START_WORDS
 
 _BRANCH_WORDS = ("yes", "no")
 # a label with no word longer than this that is not a branch word is a misread one ("Ye5",
@@ -41,7 +41,7 @@ def is_titled_start(chart: FlowChart, nid: str) -> bool:
     and `infer_kind` makes a start only of a short text (a step "Start the engine" must stay a
     step). A story that names the task names that node, but never stands at it (howto11 val)."""
     node = chart.nodes[nid]
-    return node.kind == "terminal" and bool(_START_WORDS.match(node.text or "")) and not chart.predecessors(nid)
+    return node.kind == "terminal" and bool(START_WORDS.match(node.text or "")) and not chart.predecessors(nid)
 
 
 def branches(chart: FlowChart, nid: str) -> list[tuple[Edge, str | None]]:
