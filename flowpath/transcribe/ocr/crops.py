@@ -199,14 +199,11 @@ def to_grey_crop(rgb: np.ndarray, mask: np.ndarray | None = None, *,
     if hi - fill > fill - lo:  # light text on a darker fill
         grey = 255 - grey
         fill = 255.0 - fill
-    src = grey.copy()
-    src[~inside] = round(fill)
     background: np.ndarray | np.float32 = np.float32(fill)
-    k = int(round(1.2 * line_height)) | 1 if line_height else 0
-    if k >= 5 and _block_spread(rgb, inside) > _FLAT_BLOCKS:
+    if line_height and _block_spread(rgb, inside) > _FLAT_BLOCKS:
         # the fill as it varies (gradients, bevels), gated as `to_text_crop` gates it: on a flat
         # fill a median over a dense line of text is pulled towards the ink
-        local = cv2.medianBlur(src, k).astype(np.float32)
+        local = _local_fill(grey, inside, np.asarray(fill, np.float32), line_height)
         if float(np.ptp(local[inside])) > _FLAT_FILL:
             background = local
     depth = np.clip(background - grey.astype(np.float32), 0, None)
@@ -347,9 +344,10 @@ def _channel_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _local_fill(rgb: np.ndarray, inside: np.ndarray, fill: np.ndarray, line_height: float) -> np.ndarray:
-    """Per-pixel fill colour ``(h, w, 3)`` float32: a median over a window about one text line
-    high, in which glyph strokes are a minority, with the outside of the mask set to the
-    median fill so the node's border and the page do not leak in."""
+    """Per-pixel fill colour ``(h, w, 3)`` float32 (``(h, w)`` for a grey image and a scalar
+    ``fill``): a median over a window about one text line high, in which glyph strokes are a
+    minority, with the outside of the mask set to the median fill so the node's border and the
+    page do not leak in."""
     k = int(round(1.2 * line_height)) | 1
     if k < 5 or min(rgb.shape[:2]) < 3:
         return np.broadcast_to(fill, rgb.shape).astype(np.float32)
