@@ -42,6 +42,12 @@ class Contact:
     #: off, ``along`` on)
     outline: bool = False
 
+    @property
+    def reaches(self) -> bool:
+        """Whether the piece reaches the node here: two or more of its pixels in the node's
+        contact ring (one pixel is a graze: anti-aliasing or a speck, not a line's end)."""
+        return self.count >= 2
+
 
 @dataclass
 class Component:
@@ -61,6 +67,11 @@ class Component:
     #: were measured on the whole tangle (several lines at one node), so it casts no ballot in
     #: the chart's flow (`untraced`)
     traced: bool = False
+
+    @property
+    def ends(self) -> list[Contact]:
+        """The contacts where the piece reaches a node (`Contact.reaches`)."""
+        return [ct for ct in self.contacts if ct.reaches]
 
 
 def background_color(img: np.ndarray) -> np.ndarray:
@@ -583,7 +594,7 @@ def chart_flow(components: dict[int, Component], regions: list[Region],
     none is. Sketched charts often have no visible arrowheads at all (heads drawn as a small
     open 'v' or left out), and then the flow decides their direction.
     """
-    two = [[ct for ct in c.contacts if ct.count >= 2] for c in components.values()]
+    two = [c.ends for c in components.values()]
     two = [cts for cts in two if len(cts) == 2 and cts[0].region != cts[1].region]
     span = np.zeros(2)
     for a, b in two:
@@ -676,7 +687,7 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
     another node leaves the decision (`decision_source`).
     """
     flow = flow or Flow()
-    contacts = [ct for ct in c.contacts if ct.count >= 2]
+    contacts = c.ends
     if not contacts:
         return [], []
     if len(contacts) == 1:
@@ -797,7 +808,7 @@ def ink_heads_confirmed(components: dict[int, Component], regions: list[Region],
     """
     down = other = 0
     for c in components.values():
-        ends = [ct for ct in c.contacts if ct.count >= 2]
+        ends = c.ends
         if len(ends) != 2 or ends[0].region == ends[1].region or any(ct.arrow or ct.gap > 0 for ct in ends):
             continue
         t, s = sorted(ends, key=lambda ct: -ct.mass)
@@ -852,7 +863,7 @@ def heads_confirmed(components: dict[int, Component], decisions: frozenset[int])
     ``decisions``: a diamond's vertex widens the end a branch leaves, so a "head" there confirms
     nothing)."""
     for c in components.values():
-        ends = [ct for ct in c.contacts if ct.count >= 2]
+        ends = c.ends
         heads = [ct for ct in ends if ct.arrow]
         if len(ends) == 2 and len(heads) == 1 and heads[0].region not in decisions:
             return True
@@ -883,7 +894,7 @@ def without_unconfirmed_vertex_heads(components: dict[int, Component], decisions
         return components
     out = {}
     for k, c in components.items():
-        contacts = [replace(ct, arrow=False, along=True) if ct.region in decisions and ct.count >= 2 else ct
+        contacts = [replace(ct, arrow=False, along=True) if ct.region in decisions and ct.reaches else ct
                     for ct in c.contacts]
         out[k] = replace(c, contacts=contacts)
     return out
@@ -956,7 +967,7 @@ def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: 
         The label image with joined pieces relabelled, and the components updated.
     """
     H, W = comp.shape
-    linked = {k for k, c in components.items() if sum(ct.count >= 2 for ct in c.contacts) >= 2}
+    linked = {k for k, c in components.items() if len(c.ends) >= 2}
     ys, xs = np.nonzero(comp)
     ks = comp[ys, xs]
     keep = ~np.isin(ks, np.fromiter(linked, np.int64, len(linked)))
@@ -976,7 +987,7 @@ def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: 
         vals = dist[ys[seg], xs[seg]]
         vals = vals[vals > 0]
         base = float(np.median(vals)) if vals.size else 1.0
-        touching = [ct for ct in components[k].contacts if ct.count >= 2] if k in components else []
+        touching = components[k].ends if k in components else []
         # the free end is the pixel farthest from where the piece touches its node; a piece
         # touching none has two, the farthest pixel from its middle and the farthest from that
         start = np.asarray(touching[0].point) if touching else \
@@ -1030,7 +1041,7 @@ def reach_short_ends(comp: np.ndarray, components: dict[int, Component], owner: 
             out[g].label_boxes.extend(components[k].label_boxes)
     for k, r, point, gap, thick, arrow in hits:
         c = out[root(k)]
-        if any(ct.region == r and ct.count >= 2 for ct in c.contacts):
+        if any(ct.region == r for ct in c.ends):
             continue
         c.contacts.append(Contact(r, 2, point, thick, arrow=arrow, gap=gap))
     if parent:
@@ -1349,7 +1360,7 @@ def beside_vertex_labels(c: Component, comp: np.ndarray, boxes: list[Box], ink: 
     (Mermaid's, D2's) is centred on it; a label at the middle of a longer edge starts far
     from the vertex; one by the other end (a label at a branch's target) is that end's.
     """
-    ends = [ct for ct in c.contacts if ct.count >= 2]
+    ends = c.ends
     if (not c.label_boxes or len(ends) != 2 or ends[0].region == ends[1].region
             or any(ct.gap > 0 for ct in ends)):
         return None
@@ -1396,7 +1407,7 @@ def discount_beside_label(c: Component, comp: np.ndarray, contact_owner: np.ndar
     if hit is None:
         return
     ct, near = hit
-    (other,) = [e for e in c.contacts if e.count >= 2 and e is not ct]
+    (other,) = [e for e in c.ends if e is not ct]
     H, W = comp.shape
     label = np.zeros(comp.shape, bool)
     for bi, axis, across, side in near:
@@ -1635,7 +1646,7 @@ def split_traced_pieces(components: dict[int, Component], comp: np.ndarray, ink:
     out: dict[int, Component] = {}
     fresh = max(components, default=0) + 1
     for k, c in components.items():
-        ends = [ct for ct in c.contacts if ct.count >= 2]
+        ends = c.ends
         if len({ct.region for ct in ends}) < 3 or c.through_shape or any(ct.gap > 0 for ct in ends):
             out[k] = c
             continue

@@ -466,7 +466,7 @@ class OCRTranscriber(Transcriber):
         long dashes (hand-drawn), a sketched line with a break, an arrow that stops short of
         its node. Pieces that already link two nodes are left alone, so that a wide closing
         cannot merge them with their neighbours."""
-        linked = {k for k, c in components.items() if sum(ct.count >= 2 for ct in c.contacts) >= 2}
+        linked = {k for k, c in components.items() if len(c.ends) >= 2}
         n = int(comp.max())
         # loose = a piece that is not linked, as one table lookup per pixel
         is_loose = np.ones(n + 1, bool)
@@ -555,7 +555,7 @@ class OCRTranscriber(Transcriber):
         for k in sorted(components, key=lambda k: (components[k].joins is not None, k)):
             if components[k].through_shape:
                 problems.append("a connector between " + ", ".join(sorted(
-                    {page.letters[ct.region] for ct in components[k].contacts if ct.count >= 2}))
+                    {page.letters[ct.region] for ct in components[k].ends}))
                     + " runs through a shape that is not a node; its edges are left out")
                 continue
             notes: list[str] = []
