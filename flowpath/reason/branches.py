@@ -640,12 +640,16 @@ def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
     return out
 
 
+#: a code comparison's operator node -> the comparison it makes
+_AST_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
+    ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda x, y: x in y, ast.NotIn: lambda x, y: x not in y}
+
+
 def _compare_known(op: type[ast.cmpop], a: Any, b: Any) -> Any:
     try:
-        return {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-                ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: lambda x, y: x is y,
-                ast.IsNot: lambda x, y: x is not y, ast.In: lambda x, y: x in y,
-                ast.NotIn: lambda x, y: x not in y}[op](a, b)
+        return _AST_COMPARE[op](a, b)
     except (KeyError, TypeError):
         return _UNKNOWN
 
