@@ -14,8 +14,10 @@ number, a tool, a deadline, a second sentence of advice):
 * a step's detail, paraphrased ("How long should the olive oil be warmed up?" -> "About 10
   minutes"; gold: that step);
 * yes/no facts ("Do you warm up the olive oil for 20 minutes?" -> "No, for 10 minutes");
-* the step before or after a named step ("What do you do once the olive oil is warmed up?";
-  gold: the step asked for, not the one named, as `make_questions` labels it);
+* the step before or after a named step ("What do you do once the olive oil is warmed up?"):
+  a flow-referential question (gold: the named step and the one asked for, docs/reasoning.md
+  "Gold conventions"; until 2026-11-25, twelfth stretch, a fact question grounded by the
+  neighbour alone);
 * questions that say "if" / "when" / "whether" without settling any check ("When you warm up
   the olive oil, how long should it take?"; gold: the step);
 * answers that restate the question's context ("After rinsing the jar, heat the oil for 10
@@ -165,8 +167,8 @@ def make_fact_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
     details = details or {}
     out: list[dict[str, Any]] = []
 
-    def add(q: str, a: str, gold: list[str]) -> None:
-        out.append(_q(chart_id, len(out), "fact_retrieval", q, a, gold, domain, rng))
+    def add(q: str, a: str, gold: list[str], qtype: str = "fact_retrieval") -> None:
+        out.append(_q(chart_id, len(out), qtype, q, a, gold, domain, rng))
 
     def base(n: str) -> str:  # a step's text without its detail
         return details[n][0] if n in details else text[n]
@@ -221,7 +223,11 @@ def make_fact_questions(chart: FlowChart, chart_id: str, rng: random.Random, *, 
                                 f"What do you do just before you {_action(base(s), rng)}?"])
             else:
                 continue
-            add(q, rng.choice([f"You {_lower_first(reword(text[t], rng))}.", f"{reword(text[t], rng)}."]), [t])
+            # "what do you do once / just before you X" asks about the sequence: a flow-referential
+            # question grounded by X and the neighbour asked for (docs/reasoning.md "Gold
+            # conventions"; the how-to generator was mended the same way, eleventh stretch)
+            add(q, rng.choice([f"You {_lower_first(reword(text[t], rng))}.", f"{reword(text[t], rng)}."]), [s, t],
+                "flow_referential")
             continue
         checks = [d for d in chart.nodes if kind[d] == "decision"]
         if checks:  # what a check asks: the check alone
@@ -326,15 +332,15 @@ def make_hard_fact_questions(chart: FlowChart, chart_id: str, rng: random.Random
     or answered with it ("About 10 minutes, right after you rinse the jar"), a step found by its
     detail ("What is done with a wooden spoon?"), the step that tests what a check asks ("How do
     you find out whether the glue is dry?"; gold: that step, not the check), the step after a
-    named one, what a check asks, and the documented settled-branch question (gold: the check
-    and its branch step), about a fifth."""
+    named one (flow referential: both steps), what a check asks, and the documented
+    settled-branch question (gold: the check and its branch step), about a fifth."""
     g, text, kind, steps, branch_edges = _chart_views(chart)
     details = details or {}
     notes = notes or {}
     out: list[dict[str, Any]] = []
 
-    def add(q: str, a: str, gold: list[str]) -> None:
-        out.append(_q(chart_id, len(out), "fact_retrieval", q, a, gold, domain, rng))
+    def add(q: str, a: str, gold: list[str], qtype: str = "fact_retrieval") -> None:
+        out.append(_q(chart_id, len(out), qtype, q, a, gold, domain, rng))
 
     def base(n: str) -> str:  # a step's text without its detail, its note or the neighbour it names
         if n in details:
@@ -388,7 +394,7 @@ def make_hard_fact_questions(chart: FlowChart, chart_id: str, rng: random.Random
             else:
                 add(rng.choice(asks).format(do=do), a, [n])
             continue
-        if r < 0.92 and steps:  # the step after a named one: the step asked for
+        if r < 0.92 and steps:  # the step after a named one: flow referential, both steps
             s = rng.choice(steps)
             succ = [t for t in chart.successors(s) if t in steps]
             if not succ:
@@ -399,7 +405,7 @@ def make_hard_fact_questions(chart: FlowChart, chart_id: str, rng: random.Random
             a = reword(base(t), rng)
             if t in details:
                 a = f"{a} {_detail_phrase(details[t][1], details[t][2])}".rstrip(".")
-            add(q, rng.choice([f"You {_lower_first(a)}.", f"{a}."]), [t])
+            add(q, rng.choice([f"You {_lower_first(a)}.", f"{a}."]), [s, t], "flow_referential")  # as above
             continue
         checks = [d for d in chart.nodes if kind[d] == "decision"]
         if checks:  # what a check asks: the check alone

@@ -477,3 +477,211 @@ def make_howto_questions(hc: HowtoChart, chart_id: str, rng: random.Random, *, p
     """Fact questions (``per_type`` + 2) and applied scenarios (``per_type`` + 1) on one chart."""
     facts = make_howto_fact_questions(hc, chart_id, rng, n=per_type + 2)
     return facts + make_howto_scenario_questions(hc, chart_id, rng, n=per_type + 1, start=len(facts))
+
+
+# -- fact forms an LLM writes that the forms above do not ask (twelfth stretch) -------------------
+# FlowVQA's fact questions were written by GPT-4 from the chart and its source article: besides
+# a detail asked in the step's words they ask why a step is done, which step uses a tool, the
+# first or last step (of the process or of a branch), yes/no claims answered "Yes, ..." / "No,
+# ...", what the chart offers at a check, and facts asked in other words only. Gold follows
+# docs/reasoning.md "Gold conventions" (fact: the node stating the answer, a check the question
+# settles with its branch's node; the options at a check: the check and its branch steps; "what
+# is the first thing once you X": flow referential, X and the next step).
+_FACT_FORMS = ("purpose", "tool_step", "tool_use", "first", "last", "branch_first", "branch_last", "yesno_detail",
+               "yesno_branch", "options", "shared_words", "paraphrase")
+
+
+def _bare(phrase: str) -> str:
+    """A detail without its leading preposition ("with a wooden spoon" -> "a wooden spoon")."""
+    words = phrase.split()
+    while len(words) > 1 and words[0].lower() in ("with", "using", "by", "in", "on", "onto", "into", "at", "to",
+                                                   "from", "through", "under", "inside"):
+        words = words[1:]
+    return " ".join(words)
+
+
+def _words(t: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", t.lower()) if len(w) > 3}
+
+
+def _walk_to_end(chart: FlowChart, steps: dict[str, Step], node: str) -> str | None:
+    """The end a step leads to through plain steps only (no check on the way), None otherwise."""
+    seen = {node}
+    while node in steps and steps[node].kind == "step":
+        succ = [t for t in chart.successors(node) if t in steps and steps[t].kind != "note"]
+        if len(succ) != 1 or succ[0] in seen:
+            return None
+        node = succ[0]
+        seen.add(node)
+    return node if node in steps and steps[node].kind == "end" else None
+
+
+def _branch_clause(s: Step, i: int, label: str, rng: random.Random) -> str | None:
+    clause = settle(s.text, label.lower(), rng) if label in ("Yes", "No") and rng.random() < 0.4 else None
+    return clause or _clause_for_you(s.clauses[i])
+
+
+def make_howto_fact_form_questions(hc: HowtoChart, chart_id: str, rng: random.Random, *, n: int = 4,
+                                   start: int = 0) -> list[dict[str, Any]]:
+    """``n`` questions on a `howto_chart` in the fact forms above (`_FACT_FORMS`), one form drawn
+    at a time; "the first thing once you X" is labelled flow referential, the rest fact."""
+    chart, steps = hc.chart, hc.steps
+    out: list[dict[str, Any]] = []
+
+    def add(q: str, a: str, gold: list[str], qtype: str = "fact_retrieval") -> None:
+        out.append(_q(chart_id, start + len(out), qtype, q, a, gold, hc.domain, rng))
+
+    def unique(phrase: str) -> bool:  # a detail only one node's text holds
+        return sum(phrase.lower() in (chart.nodes[x].text or "").lower() for x in chart.nodes) == 1
+
+    def say(x: str) -> str:  # a node as an answer
+        t = steps[x]
+        if t.kind == "decision":
+            return _cap(_whether(t.text, rng)) + "."
+        return rng.choice([f"You should {_do(t, rng)}.", f"{t.text.rstrip('.')}.", f"{_cap(_do(t, rng))}."])
+
+    detailed = [x for x, s in steps.items() if s.kind in ("step", "end") and s.details]
+    decisions = [x for x, s in steps.items() if s.kind == "decision"]
+    flow_steps = [x for x, s in steps.items() if s.kind in ("step", "end")]
+    tries = 0
+    while len(out) < n and tries < 40:
+        tries += 1
+        form = rng.choice(_FACT_FORMS)
+        if form == "purpose":  # "Why should you let the dough rest?" -> the purpose the step gives
+            cands = [(x, p) for x in detailed for p, k in steps[x].details if k == "purpose"]
+            if not cands:
+                continue
+            x, phrase = rng.choice(cands)
+            do = _do(steps[x], rng)
+            q = rng.choice([f"Why does the flowchart tell you to {do}?", f"For what reason do you {do}?",
+                            f"What is the point of the step where you {do}?", f"Why is it important to {do}?"])
+            add(q, rng.choice([f"{_cap(phrase)}.", f"You do it {phrase}.", f"The flowchart says it is {phrase}."]), [x])
+        elif form in ("tool_step", "tool_use"):  # which step uses a tool / amount, or what a tool is for
+            cands = [(x, p) for x in detailed for p, k in steps[x].details if k in ("tool", "amount") and unique(p)]
+            if not cands:
+                continue
+            x, phrase = rng.choice(cands)
+            thing, do = _bare(phrase), _do(steps[x], rng)
+            if form == "tool_step":
+                q = rng.choice([f"At which step do you need {thing}?", f"Which step calls for {thing}?",
+                                f"In which step is {thing} used?", f"When does the flowchart have you use {thing}?"])
+                add(q, rng.choice([f"When you {do}.", f"The step to {do}.", f"{steps[x].text.rstrip('.')}."]), [x])
+            else:
+                q = rng.choice([f"What is {thing} used for?", f"What does the flowchart say {thing} is for?",
+                                f"What do you do with {thing}?"])
+                add(q, rng.choice([f"To {do}.", f"You use it to {do}.", f"It is used to {do}."]), [x])
+        elif form == "first":  # the first step of the process, or the first thing once you X (flow)
+            if rng.random() < 0.5:
+                first = next((t for t in chart.successors("A") if t in steps), None)
+                if first is None:
+                    continue
+                q = rng.choice(["What is the first thing to do according to the flowchart?",
+                                "What does the process begin with?", "What is the initial step?",
+                                f"What should you do first when {hc.title}?"])
+                add(q, say(first), [first])
+            else:
+                x = rng.choice(flow_steps)
+                succ = [t for t in chart.successors(x) if t in steps and steps[t].kind != "note"]
+                if steps[x].kind != "step" or len(succ) != 1:
+                    continue
+                q = rng.choice([f"What is the first thing to do once you {_do(steps[x], rng)}?",
+                                f"Once you {_do(steps[x], rng)}, what do you do first?"])
+                add(q, say(succ[0]), [x, succ[0]], "flow_referential")
+        elif form == "last":  # the final step of a process with one end
+            ends = [x for x, s in steps.items() if s.kind == "end"]
+            if len(ends) != 1:
+                continue
+            q = rng.choice(["What is the final step in the flowchart?", "What is the last thing you do?",
+                            f"How does the process of {hc.title} end?", "What is the last step of the process?"])
+            add(q, say(ends[0]), ends)
+        elif form in ("branch_first", "branch_last", "yesno_branch") and decisions:  # a settled branch
+            d = rng.choice(decisions)
+            s = steps[d]
+            i = rng.randrange(len(s.branches))
+            label = s.branches[i][0]
+            target = next((e.target for e in chart.out_edges(d) if e.label == label), None)
+            if target is None or target not in steps or steps[target].kind not in ("step", "end"):
+                continue
+            clause = _branch_clause(s, i, label, rng)
+            if clause is None:
+                continue
+            if form == "branch_first":
+                q = rng.choice([f"What is the first thing to do if {clause}?", f"If {clause}, what should you do first?",
+                                f"What is the initial step when {clause}?"])
+                add(q, say(target), [d, target])
+            elif form == "branch_last":
+                end = _walk_to_end(chart, steps, target)
+                if end is None or end == target:
+                    continue
+                q = rng.choice([f"What is the final step if {clause}?", f"If {clause}, how does the process end?",
+                                f"What is the last thing you do when {clause}?"])
+                add(q, say(end), [d, end])
+            else:  # "If the dough is sticky, do you knead it?" -> "No, ..." (the taken branch's step)
+                others = [e.target for e in chart.out_edges(d) if e.target != target and e.target in steps
+                          and steps[e.target].kind in ("step", "end")]
+                if others and rng.random() < 0.5:
+                    q = f"If {clause}, should you {_do(steps[others[0]], rng)}?"
+                    add(q, f"No, you should {_do(steps[target], rng)}.", [d, target])
+                else:
+                    q = f"If {clause}, should you {_do(steps[target], rng)}?"
+                    add(q, rng.choice(["Yes, that is what the flowchart says.",
+                                       f"Yes, you should {_do(steps[target], rng)}."]), [d, target])
+        elif form == "yesno_detail" and detailed:  # "Do you knead the dough for 5 minutes?" -> "No, ..."
+            x = rng.choice(detailed)
+            phrase, kind = rng.choice(steps[x].details)
+            do = _do(steps[x], rng)
+            if phrase.lower() in do.lower():
+                continue
+            # a wrong claim: the detail's number changed, or the same kind of detail of another step
+            # where any step's would read sensibly (a time, a temperature, a tool)
+            num = re.search(r"\d+", phrase)
+            wrong = ([phrase[:num.start()] + str(int(num.group()) * 2 + 5) + phrase[num.end():]] if num
+                     else [p for y in detailed if y != x for p, k in steps[y].details
+                           if k == kind and k in ("time", "temp", "freq", "tool") and p != phrase])
+            if wrong and rng.random() < 0.5:
+                q = rng.choice([f"Does the flowchart say to {do} {rng.choice(wrong)}?",
+                                f"Should you {do} {rng.choice(wrong)}?"])
+                add(q, f"No, it says to {do} {phrase}.", [x])
+            else:
+                q = rng.choice([f"Does the flowchart say to {do} {phrase}?", f"Should you {do} {phrase}?",
+                                f"Is it right that you {do} {phrase}?"])
+                add(q, rng.choice([f"Yes, {phrase}.", f"Yes, the flowchart says to {do} {phrase}."]), [x])
+        elif form == "options" and decisions:  # what the chart offers at a check, no branch taken
+            d = rng.choice(decisions)
+            outs = [(e.label, e.target) for e in chart.out_edges(d) if e.label and e.target in steps
+                    and steps[e.target].kind in ("step", "end", "decision")]
+            if len(outs) < 2:
+                continue
+            w = _whether(steps[d].text, rng)
+            q = rng.choice([f"What are the options depending on {w}?", f"What does the flowchart say to do depending on {w}?",
+                            f"What are the possible outcomes of checking {w}?"])
+            parts = [f"if {lab.lower() if lab in ('Yes', 'No') else lab}, {_do(steps[t], rng)}"
+                     if steps[t].kind != "decision" else f"if {lab.lower()}, check {_whether(steps[t].text, rng)}"
+                     for lab, t in outs]
+            add(q, _cap("; ".join(parts)) + ".", [d] + [t for _, t in outs])
+        elif form == "shared_words" and detailed:  # a detail of a long step that shares words with a neighbour
+            def overlap(x: str) -> int:
+                near = set(chart.successors(x)) | set(chart.predecessors(x))
+                return max([len(_words(steps[x].text) & _words(chart.nodes[y].text or "")) for y in near] + [0])
+            best = max(overlap(x) for x in detailed)
+            if best < 2:
+                continue
+            x = rng.choice([y for y in detailed if overlap(y) == best])
+            phrase, kind = rng.choice(steps[x].details)
+            if kind == "time" and not _DURATION.match(phrase):
+                kind = "when"
+            do = _lower_first(steps[x].text.split(",")[0].rstrip("."))
+            if phrase in do:
+                do = _lower_first(_head(steps[x]) or do)
+                if phrase in do or not do:
+                    continue
+            add(rng.choice(_DETAIL_ASKS[kind]).format(do=do), _detail_answer(phrase, do, rng), [x])
+        elif form == "paraphrase":  # asked in other words only
+            cands = [x for x in flow_steps if steps[x].plain]
+            if not cands:
+                continue
+            x = rng.choice(cands)
+            q = rng.choice([f"Does the flowchart tell you to {steps[x].plain}?", f"Is there a step where you {steps[x].plain}?",
+                            f"At some point, do you {steps[x].plain}?"])
+            add(q, rng.choice(["Yes, it does.", "Yes.", f"Yes, you {steps[x].plain}."]), [x])
+    return out

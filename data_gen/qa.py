@@ -898,7 +898,9 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 # -- writing a set -----------------------------------------------------------------------------
 STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard", "contrast", "howto",
-          "realcode")
+          "realcode", "factform")
+# ``factform``: the share of its charts drawn from the how-to procedures (the rest `hard_fact_chart`s)
+_FACTFORM_HOWTO_RATE = 2 / 3
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
@@ -924,7 +926,12 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     (`data_gen.fact_qa.hard_fact_chart`, `make_hard_fact_questions`; a fifth of the charts are
     programs, `make_program_fact_questions`); ``howto`` draws hand-written how-to procedures
     (long steps with details, free-text checks, loops, notes, several ends) and asks fact
-    questions and applied scenarios the way an LLM writes them (`data_gen.howto_qa`)."""
+    questions and applied scenarios the way an LLM writes them (`data_gen.howto_qa`);
+    ``factform`` asks the fact forms an LLM writes that the other styles do not (why a step is
+    done, which step uses a tool, first / last steps, yes/no claims, the options at a check,
+    facts in other words only: `data_gen.howto_qa.make_howto_fact_form_questions`, ``per_type``
+    + 3 a chart) on two thirds of its charts, how-to procedures, and `make_hard_fact_questions`
+    on the rest."""
     from data_gen.code_qa import (
         make_code_questions,
         make_real_code_questions,
@@ -962,6 +969,16 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
                 drawn = howto_chart(rng)
                 chart, domain = drawn.chart, drawn.domain
                 questions = make_howto_questions(drawn, cid, rng, per_type=per_type)
+            elif style == "factform" and rng.random() < _FACTFORM_HOWTO_RATE:
+                from data_gen.howto_qa import howto_chart, make_howto_fact_form_questions
+
+                drawn = howto_chart(rng)
+                chart, domain = drawn.chart, drawn.domain
+                questions = make_howto_fact_form_questions(drawn, cid, rng, n=per_type + 3)
+            elif style == "factform":
+                chart, domain, details, notes = hard_fact_chart(rng)
+                questions = make_hard_fact_questions(chart, cid, rng, per_type=per_type, domain=domain,
+                                                     details=details, notes=notes)
             elif style == "realcode":
                 real = real_program(rng)
                 chart, domain = real.chart, "code"

@@ -301,6 +301,18 @@ class OfflineReasoner(Reasoner):
         # node (raw embedding cosine, at least this) and its labelled branch leads to the answer
         # (generated QA, howto11_val); None: off
         self.fact_condition_by_meaning: float | None = 0.2
+        # how near (rank among all nodes by raw cosine) the clause must lie to the check for that
+        # rule, when it lies nearer the check than the answer step (generated QA,
+        # factform12_val); 1: the check must be the clause's nearest node
+        self.fact_condition_rank = 3
+        # "what is the final step if ...": a check the clause settles by meaning joins the end the
+        # question asks for when its branch leads there through plain steps (generated QA,
+        # factform12_val)
+        self.fact_condition_before_end = True
+        # "Does the flowchart tell you to assemble the box?" asks whether a step is there: no
+        # check is its answer unless the question speaks of checking (generated QA,
+        # factform12_val: a paraphrase of a step lies near the check after it as often as not)
+        self.fact_yesno_step_not_check = True
         # a scenario answer naming two steps in turn ("... and then ...") ends at the later
         # (generated QA, howto11_val); False: off
         self.scenario_step_answers = True
@@ -314,6 +326,22 @@ class OfflineReasoner(Reasoner):
         # a "what next" story naming nothing upstream stands at the answer's one predecessor
         # step when it has just one (generated QA, howto11_val)
         self.scenario_lone_predecessor = True
+        # a fact question asking what the chart offers at a check without taking a branch ("what
+        # are the options depending on whether the dough is sticky?") is grounded by the check
+        # and its branch steps (generated QA, factform12_val)
+        self.fact_options_at_check = True
+        # a fact question asking for a step placed by another ("what do you do once you rinse the
+        # jar?") asks about the sequence: the step it names joins the answer, as in flow
+        # referential questions (docs/reasoning.md "Gold conventions"; generated QA,
+        # factform12_val); how strongly (blended) the placing clause must name that neighbour
+        self.fact_sequence_anchor: float | None = 0.15
+        # "what is the first thing to do?" asks for the step right after Start: how much that
+        # step's answer score is raised (generated QA, factform12_val); None: off
+        self.fact_first_step_boost: float | None = 1.0
+        # a question about what a named tool / ingredient / document is for, or which step uses
+        # it: the weight of the share of that thing's words a node holds, added to its answer
+        # score (generated QA, factform12_val); 0: off
+        self.fact_thing_weight = 1.0
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -594,6 +622,10 @@ class OfflineReasoner(Reasoner):
             by_code = self._code_condition_of_step(ctx, question, answer)
             if by_code is not None:
                 return by_code
+        if self.fact_options_at_check:
+            options = self._options_at_check(ctx, question)
+            if options is not None:
+                return options
         # "After you rinse the jar, heat the oil for 10 minutes": the leading clause sets the
         # scene (a neighbour), the rest states the fact
         answer = _answer_core(answer, self.fact_trailing_context)
@@ -630,12 +662,26 @@ class OfflineReasoner(Reasoner):
                         if cond == taken:
                             s[e.target] += self.fact_branch_boost
                             branch_of.setdefault(e.target, d)
+        if self.fact_first_step_boost is not None and _FIRST_STEP_ASK.search(question) \
+                and not _BRANCH_OR_PLACE.search(question):
+            for n in self._first_steps(ctx):
+                s[n] += self.fact_first_step_boost
+        if self.fact_thing_weight:
+            # "which step calls for a double boiler?": the thing the question names, not the
+            # answer's paraphrase of the step ("when you heat the wax"), places the answer
+            for n, w in self._thing_held(ctx, question).items():
+                s[n] += self.fact_thing_weight * w
         qa_scores = q if asked == question else self._question_scores(ctx, asked)
         best = self._fact_answer_node(ctx, s, qa_scores, asked, answer, set(branch_of))
         if self.fact_taken_step_over_check:
             best = self._step_over_settled_check(ctx, best, branch_of, answer)
         ids = [best]
         why = f"{best} states the answer"
+        if self.fact_sequence_anchor is not None and best not in branch_of:
+            named = self._sequence_anchor(ctx, question, best)
+            if named is not None:
+                ids = [named, best] if ctx.depth.get(named, 0) <= ctx.depth.get(best, 0) else [best, named]
+                return ids, why + f"; the question asks for the step next to {named}"
         if best in branch_of:
             return [branch_of[best], best], why + f"; the question settles {branch_of[best]}, whose branch leads here"
         if _CONDITION_CUE.search(question) or _CONDITION_CUE.search(answer):
@@ -651,7 +697,85 @@ class OfflineReasoner(Reasoner):
                 if self._fact_condition_names(ctx, n, rel, q, cands, question, answer, best):
                     ids = [n, best] if rel == "pred" else [best, n]
                     why += f"; {n} is the decision whose branch the statement takes"
+            if len(ids) == 1 and self.fact_condition_before_end:
+                check = self._check_before_end(ctx, best, question)
+                if check is not None:
+                    ids = [check, best]
+                    why += f"; {check} is the check whose branch leads on to this last step"
         return ids, why
+
+    def _check_before_end(self, ctx: _ChartContext, best: str, question: str) -> str | None:
+        """"What is the final step if the dough holds together?": the check a conditional clause
+        settles in everyday words (`_condition_by_meaning`) whose labelled branch leads through
+        plain steps (at most four, one way in each) to the end ``best`` the question asks
+        for; None when the question does not ask for the last step or no such check is named."""
+        if not _LAST_STEP_ASK.search(question):
+            return None
+        node = best
+        for _ in range(4):
+            preds = list(ctx.chart.predecessors(node))
+            if len(preds) != 1:
+                return None
+            if node_kind(ctx.chart, preds[0]) == "decision":
+                check = preds[0]
+                clauses = _condition_clauses(_without_embedded_questions(question))
+                return check if self._condition_by_meaning(ctx, check, node, clauses) else None
+            node = preds[0]
+        return None
+
+    def _options_at_check(self, ctx: _ChartContext, question: str) -> tuple[list[str], str] | None:
+        """"What are the options depending on whether the dough is sticky?" asks what the chart
+        offers at a check without taking a branch: the check the question names best (at least
+        half of it, blended) and the steps its labelled branches lead to. None when the
+        question does not ask that way or names no check."""
+        if not _OPTIONS_ASK.search(question):
+            return None
+        q = ctx.index.scores(question)
+        checks = [n for n in ctx.index.ids if node_kind(ctx.chart, n) == "decision"]
+        if not checks:
+            return None
+        d = max(checks, key=lambda n: (q[n][0], -ctx.depth.get(n, 0)))
+        outs = [e.target for e, cond in branches(ctx.chart, d) if cond is not None]
+        if q[d][0] < self.settle_threshold or len(outs) < 2:
+            return None
+        return [d, *outs], f"the question asks for the options at {d}: the check and its branches"
+
+    def _sequence_anchor(self, ctx: _ChartContext, question: str, best: str) -> str | None:
+        """The step a fact question places its answer by ("What do you do once you rinse the
+        jar?", "What has to be done before you heat the oil?"), when the question asks for a step
+        (not a detail of one: "Once you rinse the jar, how long ...") and that step is the
+        answer's neighbour in the asked direction, named by the placing clause (blended, at
+        least ``fact_sequence_anchor``) better than any other such neighbour."""
+        placed = _setting_clause(question)
+        if placed is None or not _STEP_ASK.match(_question_core(question)):
+            return None
+        word, clause = placed
+        before = word.lower() == "before"
+        cands = list(ctx.chart.successors(best) if before else ctx.chart.predecessors(best))
+        cands = [n for n in cands if node_kind(ctx.chart, n) not in ("start", "end")]
+        if not cands:
+            return None
+        sc = ctx.index.scores(clause)
+        top = max(cands, key=lambda n: sc[n][0])
+        assert self.fact_sequence_anchor is not None
+        return top if sc[top][0] >= self.fact_sequence_anchor else None
+
+    @staticmethod
+    def _thing_held(ctx: _ChartContext, question: str) -> dict[str, float]:
+        """For a question about what a tool, ingredient or document is used for, or which step
+        uses it ("What is a double boiler used for?", "At which step do you need the tracking
+        number?"): how much of that thing's wording each node holds (lexical); empty for other
+        questions."""
+        thing = next((m.group("thing") for pat in _THING_ASKS if (m := pat.search(question))), None)
+        if not thing or not thing.strip():
+            return {}
+        return {n: v[1] for n, v in ctx.index.scores(thing, semantic=False).items()}
+
+    @staticmethod
+    def _first_steps(ctx: _ChartContext) -> list[str]:
+        """The nodes right after the chart's start node(s): what "the first thing to do" is."""
+        return [n for st in ctx.starts if node_kind(ctx.chart, st) == "start"
+                for n in ctx.chart.successors(st) if node_kind(ctx.chart, n) not in ("start", "end")]
 
     def _fact_condition_names(self, ctx: _ChartContext, n: str, rel: str, q: dict[str, float],
                               cands: list[tuple[str, str]], question: str, answer: str, best: str) -> bool:
@@ -726,10 +850,19 @@ class OfflineReasoner(Reasoner):
             if held[other][1] > held[named][1]:
                 continue
             sim = ctx.index.similarity(clause, raw=True)
-            top = max(sim, key=lambda n: sim[n])
-            if top == named and sim[top] >= self.fact_condition_by_meaning:
+            if self._nearest_of_clause(sim, named, other) and sim[named] >= self.fact_condition_by_meaning:
                 return True
         return False
+
+    def _nearest_of_clause(self, sim: dict[str, float], named: str, other: str) -> bool:
+        """Whether ``named`` is what a clause (``sim``: its raw cosines) speaks of: its nearest
+        node, or (with ``fact_condition_rank`` above 1, how-to fact questions settle checks in
+        everyday words the encoder places only near them) among its ``fact_condition_rank``
+        nearest and nearer than ``other``."""
+        ranked = sorted(sim, key=lambda n: -sim[n])
+        if ranked[0] == named:
+            return True
+        return named in ranked[: self.fact_condition_rank] and sim[named] > sim[other]
 
     @staticmethod
     def _fact_branch_taken(decision: str, question: str) -> str | None:
@@ -772,6 +905,8 @@ class OfflineReasoner(Reasoner):
             # a titled Start ("Start training a puppy to sit") shares the task's words with every
             # question about it and states no fact (howto11_val)
             ids = [n for n in ids if not is_titled_start(ctx.chart, n)] or ids
+        if self.fact_yesno_step_not_check and _asks_whether_a_step(question):
+            ids = [n for n in ids if node_kind(ctx.chart, n) != "decision"] or ids
         a = ctx.index.scores(answer) if answer.strip() else {}
         if not a or max(v[1] for v in a.values()) < self.fact_answer_floor:
             s = {n: s[n] + q[n] for n in ids}
@@ -1420,6 +1555,57 @@ def _sentences(text: str) -> list[str]:
 
 _SETTING_CLAUSE = re.compile(r"^\s*(?:after|once|before|as soon as|having|following)\b[^,;.?!]{3,120},\s*(?=\S)", re.I)
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|when|unless|whether|in case)\b([^,;.?!]{3,160})", re.I)
+
+
+# "what are the options depending on whether ...": the choices a check offers, none taken
+_OPTIONS_ASK = re.compile(r"\b(?:depending on|what are the (?:options|choices|alternatives|possible (?:outcomes|paths|"
+                          r"next steps))|possible outcomes of)\b", re.I)
+# a question asking for a step rather than a detail of one ("what do you do?", "what follows?")
+_STEP_ASK = re.compile(r"^\s*(?:what|which step)\s+(?:do you do|should you do|is done|has to be done|should be done|"
+                       r"needs to be done|must be done|follows|comes|happens|is the (?:first|next) (?:thing|step)|"
+                       r"do you do first|should be done first)\b", re.I)
+# "what is the first thing to do?", "what does the process begin with?"
+_FIRST_STEP_ASK = re.compile(r"\b(?:first thing|first step|initial step|do first|begin with|start with|"
+                             r"starting point|very first)\b", re.I)
+# "what is the final step ...", "how does the process end ..."
+_LAST_STEP_ASK = re.compile(r"\b(?:final|last|end|ends|finish|finishes)\b", re.I)
+# a first-step question about a branch or a placed step ("what is the first thing to do if ...",
+# "... once you X"): not the process's first step; "when making pasta" (a gerund) places nothing
+_BRANCH_OR_PLACE = re.compile(r"\b(?:if|unless|whether|in case|once|after|before)\b|\bwhen\s+(?!\w+ing\b)", re.I)
+# questions about what a thing is for or which step uses it: the thing
+_THING_ASKS = [re.compile(r"^\s*(?:at )?(?:which|what) step\b[^?]*?\b(?:need|needs|calls? for|uses?|requires?)\s+"
+                          r"(?P<thing>[^?]{3,80})\?\s*$", re.I),
+               re.compile(r"^\s*when does the (?:flowchart|chart|process) (?:have you |tell you to )?use\s+"
+                          r"(?P<thing>[^?]{3,80})\?\s*$", re.I),
+               re.compile(r"^\s*in which step (?:is|are)\s+(?P<thing>.{3,80}?)\s+used\b", re.I),
+               re.compile(r"^\s*what (?:is|are)\s+(?P<thing>.{3,80}?)\s+used for\b", re.I),
+               re.compile(r"\bsays?\s+(?P<thing>.{3,80}?)\s+(?:is|are) for\b", re.I),
+               re.compile(r"^\s*what do you do with\s+(?P<thing>[^?]{3,80})\?\s*$", re.I)]
+_PLACING = re.compile(r"^\s*(after|once|before|as soon as|having|following)\s+([^,;.?!]{3,120}),"
+                      r"|\s(?:right |just )?(once|after|before|as soon as)\s+([^,;.?!]{3,120})\?\s*$", re.I)
+
+
+_YESNO_STEP_ASK = re.compile(r"^\s*(?:(?:does|do|did) (?:the (?:flow)?chart|it) (?:tell|ask|want|say for|instruct) you to|"
+                             r"is there (?:a|any) step (?:where|in which|to|that)|(?:at (?:some|any) point|ever),? do you|"
+                             r"do you (?:ever|at some point|have to|need to)|should you)\b", re.I)
+_ASKS_CHECK = re.compile(r"\b(?:check|checks|checking|whether|decide|decides|verify|test|tests|if)\b", re.I)
+
+
+def _asks_whether_a_step(question: str) -> bool:
+    """A yes/no question about whether the chart has you do something ("Does the flowchart tell
+    you to take out the tube?", "Should you knead the dough?"), not about a check."""
+    return bool(_YESNO_STEP_ASK.match(question)) and not _ASKS_CHECK.search(question)
+
+
+def _setting_clause(question: str) -> tuple[str, str] | None:
+    """The clause placing a question after or before another step, opening or closing it
+    ("Once you rinse the jar, ..." / "... just before you heat the oil?"): ``(its word, the
+    rest)``; the counterpart of what `_question_core` removes."""
+    m = _PLACING.search(question)
+    if m is None:
+        return None
+    word, clause = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return word, clause.strip()
 
 
 def _answer_core(answer: str, trailing: bool = True) -> str:
