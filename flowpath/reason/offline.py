@@ -25,6 +25,7 @@ from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
 from flowpath.reason.kinds import (
     branches,
+    is_program_chart,
     is_titled_start,
     mend_lost_connectors,
     node_kind,
@@ -82,6 +83,16 @@ _WALK_SPLIT = re.compile(r"\s+(?:to|until)\s+|,\s*", re.I)
 _NEXT_N = re.compile(r"\b(?:next|following) (two|three|four|2|3|4) (?:steps|actions|tasks|operations|nodes)\b", re.I)
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
 _ASKS_DECISION = re.compile(r"\b(decision|check|condition)s?\b", re.I)
+# "what decision led to that step?" asks for the check before a step; "once x is set, which
+# condition is tested?" asks for the one after it (codeword12_val)
+_LEADING_DECISION = re.compile(r"\b(?:decision|check|condition)s?\b[^?]*\b(?:led|leads?|sends?|decided?|decides)\b", re.I)
+
+
+def _asks_leading_decision(question: str) -> bool:
+    """Whether a flow question about a program step also asks which check led to it."""
+    return _LEADING_DECISION.search(question) is not None
+
+
 _DECISION_LEAD = re.compile(r"\b(which|what) (decision|check|condition|question)s?\b[^?]{0,80}?\b(before|leads?|led|sends?)\b", re.I)
 # a story that says the person chose a step ("Sophia opts for an online calculator") settles the
 # check that step is a branch of (FlowExplainBench's applied-scenario figure, docs/reasoning.md)
@@ -149,6 +160,8 @@ class _ChartContext:
         # named like a terminal ("start = i") read as code (the chart itself when it is whole)
         chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(read_code_kinds(chart)))))
         self.chart = chart
+        # a program's chart: an LLM's words around plain names in its checks are code (codeword12)
+        self.program = is_program_chart(chart)
         items = [(n.id, n.text or n.id) for n in chart]
         self.index = NodeIndex.build(items, encoder=encoder, blend=blend)
         # embedded with the nodes, when a similarity is first needed: one forward pass
@@ -617,7 +630,7 @@ class OfflineReasoner(Reasoner):
             for d in ctx.index.ids:
                 if node_kind(ctx.chart, d) != "decision":
                     continue
-                code = self._code_reading(chart.nodes[d].text or "", _without_embedded_questions(question))
+                code = self._code_reading(chart.nodes[d].text or "", _without_embedded_questions(question), ctx.program)
                 if code is not None:
                     taken = code or None
                 elif self._fact_mentions_check(ctx, d, q, question):
@@ -676,7 +689,7 @@ class OfflineReasoner(Reasoner):
         if self._condition_by_meaning(ctx, n, best, _condition_clauses(question)):
             return True
         for clause in _condition_clauses(question) + _condition_clauses(answer):
-            if self._code_reading(text, clause):
+            if self._code_reading(text, clause, ctx.program):
                 return True
             sc = ctx.index.scores(clause, semantic=False)
             # a clause whose words the answer's own step holds more of ("when it is time to
@@ -796,22 +809,23 @@ class OfflineReasoner(Reasoner):
         return best
 
     # -- checks written as code -----------------------------------------------------------------
-    def _code_reading(self, decision: str, statement: str) -> str | None:
+    def _code_reading(self, decision: str, statement: str, program: bool = False) -> str | None:
         """How ``statement`` settles a check written as code: ``"yes"`` / ``"no"`` by the values
         it gives the check's operands (`branches.code_branch`), ``""`` when it gives none (the
         check is then not settled: a variable named without a value settles nothing), ``None``
         for a check in words (read as before), or with ``code_checks`` off."""
         if not self.code_checks:
             return None
-        from flowpath.reason.branches import code_branch, code_condition, loop_sequence
+        from flowpath.reason.branches import code_branch, code_condition, error_check, loop_sequence
 
         seq = loop_sequence(decision)
         # a loop over a sequence written as code ("self.filters", "enumerate(lines)"), not over
-        # "the guest list"
-        if code_condition(decision) is None and (seq is None or re.search(r"\s", seq.strip()) and not
-                                                 re.search(r"[_.(\[]", seq)):
+        # "the guest list"; a try/except drawn as a check on a named exception ("Did a KeyError
+        # occur?", codeword12), not "Did an error occur?"
+        if code_condition(decision, program) is None and error_check(decision) in (None, "error") and (
+                seq is None or re.search(r"\s", seq.strip()) and not re.search(r"[_.(\[]", seq)):
             return None
-        return code_branch(decision, statement) or ""
+        return code_branch(decision, statement, program) or ""
 
     def _code_flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
         """A flow question about a program, read as code is read: "if k is less than 0, what is
@@ -832,8 +846,8 @@ class OfflineReasoner(Reasoner):
         settled = []
         for d in ctx.index.ids:
             text = chart.nodes[d].text or ""
-            if node_kind(chart, d) == "decision" and code_condition(text) is not None:
-                taken = code_branch(text, ask)
+            if node_kind(chart, d) == "decision" and code_condition(text, ctx.program) is not None:
+                taken = code_branch(text, ask, ctx.program)
                 if taken is not None:
                     settled.append((d, taken))
         if len(settled) == 1 and nxt and not prev and _CONDITION_CUE.search(question):
@@ -843,6 +857,8 @@ class OfflineReasoner(Reasoner):
                 return [d, targets[0]], f"the question settles {d}; the step on its taken branch follows"
         named = [n for n in ctx.index.ids if node_kind(chart, n) not in ("start", "end", "decision")
                  and code_step_named(chart.nodes[n].text or "", ask)]
+        if not named and ctx.program:
+            named = self._step_named_in_words(ctx, ask)
         if not named and len(settled) == 1 and prev and re.search(r"\bchecks?\b", question, re.I):
             named = [settled[0][0]]  # "... before the program checks whether code equals 'C'?"
         if len(named) != 1 or nxt == prev:
@@ -854,11 +870,26 @@ class OfflineReasoner(Reasoner):
             return None
         other = max(near, key=lambda n: (a.get(n, 0.0), -ctx.depth.get(n, 0)))
         ids = [cur, other] if nxt else [other, cur]
-        if nxt and _ASKS_DECISION.search(question):
+        if nxt and _asks_leading_decision(question):
             led = [p for p in chart.predecessors(cur) if node_kind(chart, p) == "decision"]
             if len(led) == 1:
                 ids = [led[0], *ids]
         return ids, f"the question names {cur} as code; its neighbour"
+
+    @staticmethod
+    def _step_named_in_words(ctx: _ChartContext, statement: str) -> list[str]:
+        """The one program step a statement names in an LLM's words ("after prepare is computed
+        as the result of getattr" for "Call getattr and store the result in prepare";
+        `branches.step_named_in_words`): the best-named step when no other is named as well,
+        else none (codeword12_val)."""
+        from flowpath.reason.branches import step_named_in_words
+
+        chart = ctx.chart
+        scores = {n: step_named_in_words(chart.nodes[n].text or "", statement) for n in ctx.index.ids
+                  if node_kind(chart, n) not in ("start", "end", "decision")}
+        best = max(scores.values(), default=0.0)
+        top = [n for n, v in scores.items() if v == best]
+        return top if best > 0 and len(top) == 1 else []
 
     def _code_condition_of_step(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
         """"Under what condition does the program reach 'Return x'?", "when does f return
@@ -878,8 +909,8 @@ class OfflineReasoner(Reasoner):
             return None
         step = named[0]
         checks = [p for p in chart.predecessors(step) if node_kind(chart, p) == "decision"]
-        leading = [d for d in checks if code_condition(chart.nodes[d].text or "") is not None
-                   and any(cond == code_branch(chart.nodes[d].text or "", answer) and e.target == step
+        leading = [d for d in checks if code_condition(chart.nodes[d].text or "", ctx.program) is not None
+                   and any(cond == code_branch(chart.nodes[d].text or "", answer, ctx.program) and e.target == step
                            for e, cond in branches(chart, d))]
         if len(leading) == 1 or len(checks) == 1:
             d = leading[0] if len(leading) == 1 else checks[0]
@@ -912,7 +943,7 @@ class OfflineReasoner(Reasoner):
         import networkx as nx
 
         first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
-        if not self._code_reading(ctx.chart.nodes[first].text or "", story):
+        if not self._code_reading(ctx.chart.nodes[first].text or "", story, ctx.program):
             return cands  # the first check is not one the story's values settle
         before = nx.ancestors(ctx.g, first)
         return [n for n in cands if n not in before]
@@ -936,7 +967,7 @@ class OfflineReasoner(Reasoner):
             if node_kind(ctx.chart, d) != "decision":
                 continue
             text = chart.nodes[d].text or ""
-            code = self._code_reading(text, statement)
+            code = self._code_reading(text, statement, ctx.program)
             if code:
                 out[d] = self._branch_toward(ctx, d, code, target)
                 continue
