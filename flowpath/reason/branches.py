@@ -655,7 +655,7 @@ def _llm_operand(text: str, loose: bool = False) -> tuple[str, bool] | None:
     except (SyntaxError, ValueError):
         return None
     # on a program chart (``loose``) a lower-case name is a variable: "Is start smaller than end?"
-    return t, bool(re.search(r"[_.(\[\]'\"]", t) or (len(t) <= 2 and t.isalpha())
+    return t, bool(re.search(r"[_.(\[\]'\"]| (?:%|//) ", t) or (len(t) <= 2 and t.isalpha())
                    or (loose and re.fullmatch(r"[a-z][a-z0-9]*", t)))
 
 

@@ -148,14 +148,15 @@ def read_code_kinds(chart: FlowChart) -> FlowChart:
 
 
 # a node text written as code: an assignment or comparison ("x = 0", "i += 1", "k != 0"), a call
-# ("foo(x)", "self.fill()"), a snake_case or dotted name ("line_buf", "self.items")
+# ("foo(x)", "self.fill()"), a snake_case or dotted name ("line_buf", "self.items"), an index
+# ("data[n // 2]"), a remainder or floor division ("n % 2")
 _CODE_TEXT = re.compile(r"[\w\])]\s*(?:[-+*/%]?=|==|!=|<=|>=)\s*\S|[A-Za-z_]\w*\([^)]*\)|\b[a-z]+_[a-z_]+\b"
-                        r"|\b[a-z_]\w*\.[a-z_]\w+")
+                        r"|\b[a-z_]\w*\.[a-z_]\w+|\b[a-z_]\w*\[[^\]]+\]|\b[a-z_]\w* (?:%|//) \w")
 
 
 def is_program_chart(chart: FlowChart) -> bool:
     """Whether ``chart`` draws a program: two or more of its node texts hold code
-    (`_CODE_TEXT`). On such a chart an LLM's words around plain names are code ("Is start
+    (`_CODE_TEXT`) outside quotes. On such a chart an LLM's words around plain names are code ("Is start
     smaller than end?", `flowpath.reason.branches.llm_worded_as_code`); generated QA,
     codeword12_val.
 
@@ -163,7 +164,8 @@ def is_program_chart(chart: FlowChart) -> bool:
     >>> is_program_chart(fc)
     True
     """
-    return sum(bool(_CODE_TEXT.search(n.text or "")) for n in chart) >= 2
+    # quoted words are no code: "Write file 'log.txt'" on a chart in words (scen9_test)
+    return sum(bool(_CODE_TEXT.search(re.sub(r"'[^']*'|\"[^\"]*\"", "''", n.text or ""))) for n in chart) >= 2
 
 
 def read_entities(chart: FlowChart) -> FlowChart:

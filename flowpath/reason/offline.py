@@ -930,6 +930,9 @@ class OfflineReasoner(Reasoner):
         named = [p for p in ctx.chart.predecessors(decision)
                  if node_kind(ctx.chart, p) not in ("start", "end", "decision")
                  and any(code_step_named(ctx.chart.nodes[p].text or "", x) for x in later)]
+        if not named and ctx.program:  # named in an LLM's words (codeword12_val)
+            named = [p for p in ctx.chart.predecessors(decision) if any(
+                p in OfflineReasoner._step_named_in_words(ctx, x) for x in later)]
         return named[0] if len(named) == 1 else None
 
     def _code_situation(self, ctx: _ChartContext, cands: list[str], settled: dict[str, str], story: str) -> list[str]:
