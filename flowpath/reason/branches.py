@@ -891,6 +891,10 @@ def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
     for m in re.finditer(_name_aliases(src), statement):
         rest = statement[m.end():]
+        listed = _listed_items(rest)  # before a value: "holds 15, 19 and 10" lists three
+        if listed is not None:
+            out.append(("len", listed))
+            continue
         v = _SAYS_VALUE.match(rest)
         if v:
             out.append(("value", ast.literal_eval(v.group(1))))
@@ -912,10 +916,6 @@ def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
         n = _SAYS_ITEMS.match(rest)
         if n:
             out.append(("len", int(n.group(1))))
-            continue
-        listed = _listed_items(rest)
-        if listed is not None:
-            out.append(("len", listed))
             continue
         said = _says_relation(rest)
         if said is not None:
@@ -1257,8 +1257,8 @@ def _program_names(text: str) -> set[str]:
     names = set()
     for m in re.finditer(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", text):
         word = m.group(0)
-        if word.lower() in _ACTION_WORDS or word.lower() in STOPWORDS:
-            continue
+        if word.lower() in _ACTION_WORDS or (len(word) > 1 and word.lower() in STOPWORDS):
+            continue  # (a one-letter name is a variable: "i", "a")
         names.add(code_name_words(word))
     return names
 
