@@ -16,6 +16,7 @@ Pure text functions (no graph, no model), so the reasoner and tests share them.
 from __future__ import annotations
 
 import ast
+import contextvars
 import functools
 import json
 import operator
@@ -572,6 +573,10 @@ def _worded_as_code(text: str) -> str | None:
 
 
 # -- program checks as an LLM words them (2026-11-25, twelfth stretch, codeword12) -------------
+#: whether the readers below take an LLM's wordings of code (`OfflineReasoner.code_words` sets it
+#: per question; False reads code as the eleventh stretch did)
+READ_LLM_WORDS: contextvars.ContextVar[bool] = contextvars.ContextVar("READ_LLM_WORDS", default=True)
+
 # FlowVQA's code charts were drawn by an LLM from a program: a check reads "Is the length of
 # payload greater than the max payload len?", "Does obj have the attribute '__func__'?", "Is it
 # true that '01' does not contain dig?", "Is value an instance of list?", "Does tb have no
@@ -759,6 +764,8 @@ def same_operand(said: str, src: str) -> bool:
     said = said.strip()
     if said == src:
         return True
+    if not READ_LLM_WORDS.get():
+        return False
     as_code = _llm_operand(said)
     return re.fullmatch(_name_aliases(src), said) is not None or (as_code is not None and as_code[0] == src)
 
@@ -788,7 +795,6 @@ def _error_branch(exc: str, statement: str) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
 def code_condition(decision: str, program: bool = False) -> ast.expr | None:
     """The condition of a check written as code ("i < n?", "Is self._name_ is None?", "not mo?"),
     parsed by Python's ast (memoised: every rule asks it of every check; the tree is not
@@ -808,8 +814,13 @@ def code_condition(decision: str, program: bool = False) -> ast.expr | None:
     >>> code_condition("Is 'x' in 'seen'?") is None
     True
     """
+    return _code_condition(decision, program, READ_LLM_WORDS.get())
+
+
+@functools.lru_cache(maxsize=4096)
+def _code_condition(decision: str, program: bool, llm: bool) -> ast.expr | None:
     text = decision.strip().rstrip("?").strip()
-    worded = _worded_as_code(text) or llm_worded_as_code(text, program)
+    worded = _worded_as_code(text) or (llm_worded_as_code(text, program) if llm else None)
     for candidate in (text, re.sub(r"^(?:is|if|while|check)\s+", "", text, flags=re.I), *([worded] if worded else [])):
         try:
             expr = ast.parse(candidate, mode="eval").body
@@ -889,9 +900,11 @@ def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
     ``("truth", bool)``, ``("len", n)`` or ``("cmp", (op, other source))``, for each place it is
     named (as a whole word: "i" is not found in "if")."""
     out: list[tuple[str, Any]] = []
-    for m in re.finditer(_name_aliases(src), statement):
+    llm = READ_LLM_WORDS.get()
+    named = _name_aliases(src) if llm else rf"(?<![\w.\[]){re.escape(src)}(?![\w(\[])"
+    for m in re.finditer(named, statement):
         rest = statement[m.end():]
-        listed = _listed_items(rest)  # before a value: "holds 15, 19 and 10" lists three
+        listed = _listed_items(rest) if llm else None  # before a value: "holds 15, 19 and 10" lists three
         if listed is not None:
             out.append(("len", listed))
             continue
@@ -902,7 +915,7 @@ def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
         t = _SAYS_TRUTH.match(rest)
         if t:
             word = (t.group(1) or t.group(2)).lower()
-            if word in ("none", "has no value"):  # "x has no value": an LLM's words for None (codeword12)
+            if word == "none" or (word == "has no value" and llm):  # "x has no value": an LLM's None (codeword12)
                 out.append(("value", None))
             elif word in ("not none",):
                 out.append(("cmp", (ast.IsNot, "None")))
@@ -917,7 +930,7 @@ def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
         if n:
             out.append(("len", int(n.group(1))))
             continue
-        said = _says_relation(rest)
+        said = _says_relation(rest) if llm else None
         if said is not None:
             out.append(said)
             continue
@@ -983,16 +996,17 @@ def _code_truth(expr: ast.expr, statement: str, whole: bool = True) -> Any:
             if k == "cmp" and fact[0] in (ast.Is, ast.IsNot) and fact[1] == kind:
                 return fact[0] is ast.Is
         return _UNKNOWN
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "hasattr" \
+    llm = READ_LLM_WORDS.get()
+    if llm and isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "hasattr" \
             and len(expr.args) == 2:
         return _relation_truth("attr", expr.args[0], expr.args[1], statement)
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+    if llm and isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
             and expr.func.attr in ("startswith", "endswith") and len(expr.args) == 1:
         return _relation_truth(expr.func.attr, expr.func.value, expr.args[0], statement)
     value = _code_value(expr, statement)
     if value is not _UNKNOWN:
         return bool(value)
-    if isinstance(expr, (ast.Name, ast.Attribute)) and _stated_not_none(src, statement):
+    if llm and isinstance(expr, (ast.Name, ast.Attribute)) and _stated_not_none(src, statement):
         return True
     return _UNKNOWN
 
@@ -1053,7 +1067,7 @@ def _compare_truth(left: ast.expr, op: type[ast.cmpop], right: ast.expr, stateme
         for kind, fact in _operand_facts(ast.unparse(left.args[0]), statement):
             if kind == "truth":
                 return (not fact) if op is ast.Eq else fact
-    if op in (ast.In, ast.NotIn):  # "'01' contains dig"
+    if op in (ast.In, ast.NotIn) and READ_LLM_WORDS.get():  # "'01' contains dig"
         inside = _relation_truth("contains", right, left, statement)
         if isinstance(inside, bool):
             return inside == (op is ast.In)
@@ -1076,12 +1090,12 @@ def _compare_truth(left: ast.expr, op: type[ast.cmpop], right: ast.expr, stateme
 # lines", "lines still has items to visit") or is over ("every line in lines has been visited",
 # "the loop has run out of items in lines")
 _LOOP_CHECK = re.compile(r"^\s*(?:(?:any\s+)?more\s+(?:items|elements|entries)\s+in|next\s+\S+\s+in|for\s+each\s+\S+\s+in"
-                         r"|for\s+\S+\s+in"
-                         # an LLM's loops (codeword12): "Loop through each x in xs", "Iterate over xs",
-                         # "Are there more items in xs?"
-                         r"|loop\s+(?:through|over)\s+each\s+(?:\([^)]*\)|\S+)\s+in|iterate\s+(?:over|through)"
-                         r"|are\s+there\s+(?:any\s+)?more\s+\S+\s+in"
-                         r"|(?:for\s+each|next)\s+\([^)]*\)\s+in)\s+(.+?)\s*\??\s*$", re.I)
+                         r"|for\s+\S+\s+in)\s+(.+?)\s*\??\s*$", re.I)
+# an LLM's loops (codeword12): "Loop through each x in xs", "Iterate over xs", "Are there more
+# items in xs?", "For each (a, b) in xs"
+_LLM_LOOP_CHECK = re.compile(r"^\s*(?:loop\s+(?:through|over)\s+each\s+(?:\([^)]*\)|\S+)\s+in|iterate\s+(?:over|through)"
+                             r"|are\s+there\s+(?:any\s+)?more\s+\S+\s+in"
+                             r"|(?:for\s+each|next)\s+\([^)]*\)\s+in)\s+(.+?)\s*\??\s*$", re.I)
 _LOOP_GOES_ON = re.compile(r"\b(?:still|another|more|remaining|left to|next one|not (?:yet )?(?:done|finished|empty|exhausted))\b",
                            re.I)
 _LOOP_IS_OVER = re.compile(r"\b(?:every|all|run out|ran out|no (?:more |items |elements )?(?:items|elements|left)|"
@@ -1091,7 +1105,7 @@ _LOOP_IS_OVER = re.compile(r"\b(?:every|all|run out|ran out|no (?:more |items |e
 def loop_sequence(decision: str) -> str | None:
     """The sequence a loop check drawn as a question walks ("lines" for "More items in lines?",
     "For each x in xs"), else ``None``."""
-    m = _LOOP_CHECK.match(decision)
+    m = _LOOP_CHECK.match(decision) or (_LLM_LOOP_CHECK.match(decision) if READ_LLM_WORDS.get() else None)
     return m.group(1).strip() if m else None
 
 
@@ -1099,7 +1113,8 @@ def _loop_branch(seq: str, statement: str) -> str | None:
     """The branch a statement takes at a loop over ``seq``: a clause naming the sequence
     verbatim that says the loop goes on (``yes``) or is over (``no``)."""
     for clause in re.split(r"(?<=[.!?;])\s+", statement):
-        if re.search(_name_aliases(seq), clause) is None:
+        named = _name_aliases(seq) if READ_LLM_WORDS.get() else rf"(?<![\w.\[]){re.escape(seq)}(?![\w(\[])"
+        if re.search(named, clause) is None:
             continue
         over, on = _LOOP_IS_OVER.search(clause), _LOOP_GOES_ON.search(clause)
         if over and not on:
@@ -1128,7 +1143,7 @@ def code_branch(decision: str, statement: str, program: bool = False) -> str | N
     'no'
 
     """
-    exc = error_check(decision)
+    exc = error_check(decision) if READ_LLM_WORDS.get() else None
     if exc is not None:
         return _error_branch(exc, statement)
     expr = code_condition(decision, program)

@@ -161,7 +161,9 @@ class _ChartContext:
         chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(read_code_kinds(chart)))))
         self.chart = chart
         # a program's chart: an LLM's words around plain names in its checks are code (codeword12)
-        self.program = is_program_chart(chart)
+        from flowpath.reason.branches import READ_LLM_WORDS
+
+        self.program = READ_LLM_WORDS.get() and is_program_chart(chart)
         items = [(n.id, n.text or n.id) for n in chart]
         self.index = NodeIndex.build(items, encoder=encoder, blend=blend)
         # embedded with the nodes, when a similarity is first needed: one forward pass
@@ -294,6 +296,12 @@ class OfflineReasoner(Reasoner):
         # "Input rmode"); False: nothing but values settles it (codereason11_val scenario 94.06 / 94.11;
         # scen10_val below)
         self.code_checks_words = True
+        # programs worded as an LLM words code (codeword12_val): checks in its words read as code
+        # (`branches.llm_worded_as_code`, plain names too on a program chart), names in words,
+        # listed items, try/except checks, steps named by a paraphrase of their action
+        # (`branches.step_named_in_words`), "which condition is tested" asking what follows;
+        # False: the eleventh stretch's code reading (febench_dev: one answer differs, below)
+        self.code_words = True
         # the path (generated QA, scen10_val): every settled check on the way to the answer is an
         # anchor of the walk, and with a settled check the walk's anchors are joined up to this
         # many edges apart (None: ``max_gap``)
@@ -356,6 +364,9 @@ class OfflineReasoner(Reasoner):
             return Reasoning([], error=f"request.chart must be a FlowChart, got {type(chart).__name__}")
         if len(chart) == 0:
             return Reasoning([], reason="the chart has no nodes", error="empty chart")
+        from flowpath.reason.branches import READ_LLM_WORDS
+
+        words = READ_LLM_WORDS.set(self.code_words)
         try:
             question, answer = request.question or "", request.answer or ""
             qtype = classify_question(question, answer)
@@ -375,6 +386,8 @@ class OfflineReasoner(Reasoner):
             return Reasoning(ids, reason=f"[{qtype}] {why}", trace=trace)
         except Exception as exc:  # per-question failure is reported, never raised
             return Reasoning([], error=f"offline reasoner failed: {type(exc).__name__}: {exc}")
+        finally:
+            READ_LLM_WORDS.reset(words)
 
     def features(self, request: ReasoningRequest) -> tuple[str, list[str], list[str], Any]:
         """What the learned node scorer sees for one statement: ``(question type, the rules'
@@ -822,7 +835,7 @@ class OfflineReasoner(Reasoner):
         # a loop over a sequence written as code ("self.filters", "enumerate(lines)"), not over
         # "the guest list"; a try/except drawn as a check on a named exception ("Did a KeyError
         # occur?", codeword12), not "Did an error occur?"
-        if code_condition(decision, program) is None and error_check(decision) in (None, "error") and (
+        if code_condition(decision, program) is None and (not self.code_words or error_check(decision) in (None, "error")) and (
                 seq is None or re.search(r"\s", seq.strip()) and not re.search(r"[_.(\[]", seq)):
             return None
         return code_branch(decision, statement, program) or ""
@@ -870,7 +883,7 @@ class OfflineReasoner(Reasoner):
             return None
         other = max(near, key=lambda n: (a.get(n, 0.0), -ctx.depth.get(n, 0)))
         ids = [cur, other] if nxt else [other, cur]
-        if nxt and _asks_leading_decision(question):
+        if nxt and (_asks_leading_decision(question) if self.code_words else _ASKS_DECISION.search(question)):
             led = [p for p in chart.predecessors(cur) if node_kind(chart, p) == "decision"]
             if len(led) == 1:
                 ids = [led[0], *ids]

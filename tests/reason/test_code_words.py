@@ -108,3 +108,19 @@ def test_worded_program_charts_mix_words_and_code_and_hold_out_test_functions():
             assert set(q["gold"]) <= set(p.chart.nodes)
     worded = [t for t in texts if " " in t and "=" not in t and "(" not in t]
     assert 0.4 * len(texts) < len(worded) < len(texts)
+
+
+def test_code_words_off_reads_code_as_before():
+    from flowpath.reason.branches import READ_LLM_WORDS
+
+    token = READ_LLM_WORDS.set(False)
+    try:
+        assert code_branch("Did a KeyError occur?", "Suppose a KeyError occurs.", program=True) is None
+        assert code_branch("Does the length of args equal 3?", "This time args holds 15, 19 and 10.", program=True) is None
+    finally:
+        READ_LLM_WORDS.reset(token)
+    reasoner = OfflineReasoner(semantic=False)
+    reasoner.code_words = False
+    got = reasoner(ReasoningRequest(parse_mermaid(WORDED), "Once the count goes up by one, which condition is tested?",
+                                    "Whether there are more items.")).node_ids
+    assert sorted(got) != ["C", "E"]
