@@ -19,6 +19,7 @@ import ast
 import random
 import re
 import sysconfig
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -536,6 +537,8 @@ class RealProgram:
     each: dict[str, tuple[str, str]]
     assigned: dict[str, str]
     returns: list[str]
+    worded: bool = False             # drawn by `_WordedDrawing` (boxes and questions in words)
+    errors: dict[str, str] = field(default_factory=dict)  # try/except check -> the exception it asks about
 
 
 class _Drawing:
@@ -553,9 +556,10 @@ class _Drawing:
         self.loops: list[tuple[str, list[tuple[str, str | None]]]] = []  # (continue target, breaks)
         self.yes, self.no = rng.choice([("Yes", "No"), ("Yes", "No"), ("True", "False")])
         self.count = 0
+        self.max_text = _MAX_TEXT
 
     def node(self, text: str, shape: str, meaning: str, say: str) -> str:
-        if len(text) > _MAX_TEXT or "\n" in text or '"' in text and "'" in text:
+        if len(text) > self.max_text or "\n" in text or '"' in text and "'" in text:
             raise _Unsupported(text)
         nid = f"n{self.count}"
         self.count += 1
@@ -567,7 +571,7 @@ class _Drawing:
         for src, label in exits:
             self.fc.add_edge(Edge(src, target, label))
 
-    def check(self, test: ast.expr) -> str:
+    def check(self, test: ast.expr, loop: bool = False) -> str:
         code = _src(test)
         asked = self.words and " is " not in f" {code} " and self.rng.random() < 0.5
         text = f"Is {code}?" if asked else f"{code}?"
@@ -584,7 +588,6 @@ class _Drawing:
         return exits
 
     def statement(self, s: ast.stmt, exits: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
-        rng = self.rng
         if isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
             return exits  # docstrings and `pass` are not drawn
         if not exits:
@@ -593,50 +596,32 @@ class _Drawing:
             targets = s.targets if isinstance(s, ast.Assign) else [s.target]
             if len(targets) != 1:
                 raise _Unsupported("chained assignment")
-            name, value = _src(targets[0]), _src(s.value)
-            text = f"{name} = {value}"
-            if self.words and isinstance(s.value, ast.Constant) and rng.random() < 0.5:
-                text = rng.choice([f"Set {name} to {value}", f"Initialize {name} to {value}"])
-            nid = self.node(text, "rect", "assign", f"{name} is set to {value}")
+            name = _src(targets[0])
+            text, say = self.assign_words(s.value, name)
+            nid = self.node(text, "rect", "assign", say)
             self.assigned[nid] = name
         elif isinstance(s, ast.AugAssign):
-            name, value = _src(s.target), _src(s.value)
-            one = isinstance(s.value, ast.Constant) and s.value.value == 1
-            if isinstance(s.op, ast.Add) and one:
-                say = f"{name} is incremented"
-                text = rng.choice([f"{name} += 1", f"{name} = {name} + 1"] + ([f"Increment {name}"] if self.words else []))
-            elif isinstance(s.op, ast.Sub) and one:
-                say = f"{name} is decremented"
-                text = rng.choice([f"{name} -= 1", f"{name} = {name} - 1"] + ([f"Decrement {name}"] if self.words else []))
-            elif isinstance(s.op, ast.Add):
-                say = f"{value} is added to {name}"
-                text = rng.choice([f"{name} += {value}", f"{name} = {name} + {value}"])
-            else:
-                say = f"{name} is updated with {value}"
-                text = _src(s)
+            name = _src(s.target)
+            text, say = self.update_words(s, name)
             nid = self.node(text, "rect", "update", say)
             self.assigned[nid] = name
         elif isinstance(s, ast.Expr) and _is_print(s.value):
-            call = s.value
-            assert isinstance(call, ast.Call)
-            args = ", ".join(_src(a) for a in call.args)
-            nid = self.node(f"Print {args}".strip() if rng.random() < 0.8 else f"Display {args}".strip(),
-                            "lean_right", "print", f"the program prints {args}")
+            assert isinstance(s.value, ast.Call)
+            text, say = self.print_words(s.value)
+            nid = self.node(text, "lean_right", "print", say)
         elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
-            func = _src(s.value.func)
-            code = _src(s.value)
-            text = f"Call {code}" if self.words and rng.random() < 0.5 else code
-            nid = self.node(text, "rect", "call", f"{func} is called")
+            text, say = self.call_words(s.value)
+            nid = self.node(text, "rect", "call", say)
         elif isinstance(s, ast.Return):
-            value = _src(s.value) if s.value is not None else ""
-            nid = self.node(f"Return {value}".strip(), rng.choice(["rect", "lean_right", "round"]), "return",
-                            f"the function returns {value or 'without a value'}")
+            text, say = self.return_words(s.value)
+            nid = self.node(text, self.rng.choice(["rect", "lean_right", "round"]), "return", say)
             self.join(exits, nid)
             self.returns.append(nid)
             return []
         elif isinstance(s, ast.Raise) and s.exc is not None:
             exc = s.exc.func if isinstance(s.exc, ast.Call) else s.exc
-            nid = self.node(f"Raise {_src(exc)}", "rect", "return", f"the function raises {_src(exc)}")
+            text, say = self.raise_words(_src(exc))
+            nid = self.node(text, "rect", "return", say)
             self.join(exits, nid)
             self.returns.append(nid)
             return []
@@ -649,7 +634,7 @@ class _Drawing:
         elif isinstance(s, ast.While) and not s.orelse:
             if isinstance(s.test, ast.Constant):
                 raise _Unsupported("while True")
-            d = self.check(s.test)
+            d = self.check(s.test, loop=True)
             self.meaning[d] = "loop"
             self.join(exits, d)
             self.loops.append((d, []))
@@ -661,15 +646,16 @@ class _Drawing:
             counted = _range_loop(s)
             if counted:
                 c, start, stop = counted
-                init = self.node(f"{c} = {start}", "rect", "assign", f"the counter {c} starts at {start}")
+                text, say = self.counter_start_words(c, start)
+                init = self.node(text, "rect", "assign", say)
                 self.assigned[init] = c
                 self.join(exits, init)
                 test = ast.parse(f"{c} < {stop}", mode="eval").body
-                d = self.check(test)
+                d = self.check(test, loop=True)
                 self.meaning[d] = "loop"
                 self.fc.add_edge(Edge(init, d))
-                step = self.node(rng.choice([f"{c} += 1", f"{c} = {c} + 1"]), "rect", "update",
-                                 f"the counter {c} is incremented")
+                text, say = self.counter_step_words(c)
+                step = self.node(text, "rect", "update", say)
                 self.assigned[step] = c
                 self.loops.append((step, []))
                 back = self.block(s.body, [(d, self.yes)])
@@ -677,8 +663,8 @@ class _Drawing:
                 self.fc.add_edge(Edge(step, d))
             else:
                 var, seq = _src(s.target), _src(s.iter)
-                text = rng.choice([f"More items in {seq}?", f"Next {var} in {seq}?", f"For each {var} in {seq}"])
-                d = self.node(text, "rhombus", "loop", f"whether there is another {var} in {seq}")
+                text, say = self.each_words(var, seq)
+                d = self.node(text, "rhombus", "loop", say)
                 self.test[d] = None
                 self.each[d] = (var, seq)
                 self.join(exits, d)
@@ -688,26 +674,472 @@ class _Drawing:
             _, breaks = self.loops.pop()
             return [(d, self.no), *breaks]
         elif isinstance(s, ast.Break) and self.loops:
-            self.loops[-1][1].extend(exits)
+            self.loops[-1][1].extend(self.jump_step("break", exits))
             return []
         elif isinstance(s, ast.Continue) and self.loops:
-            self.join(exits, self.loops[-1][0])
+            self.join(self.jump_step("continue", exits), self.loops[-1][0])
             return []
+        elif isinstance(s, ast.Try):
+            return self.attempt(s, exits)
         else:
             raise _Unsupported(type(s).__name__)
         self.join(exits, nid)
         return [(nid, None)]
 
+    # How each statement is written in its box (``text``) and said in a question (``say``): code,
+    # with a few words around it when ``words`` ("Set x to 0", "Call f(x)"). `_WordedDrawing` words them.
+    def assign_words(self, value_node: ast.expr, name: str) -> tuple[str, str]:
+        value = _src(value_node)
+        text = f"{name} = {value}"
+        if self.words and isinstance(value_node, ast.Constant) and self.rng.random() < 0.5:
+            text = self.rng.choice([f"Set {name} to {value}", f"Initialize {name} to {value}"])
+        return text, f"{name} is set to {value}"
 
-def _draw(fn: ast.FunctionDef, rng: random.Random) -> RealProgram | None:
+    def update_words(self, s: ast.AugAssign, name: str) -> tuple[str, str]:
+        rng, value = self.rng, _src(s.value)
+        one = isinstance(s.value, ast.Constant) and s.value.value == 1
+        if isinstance(s.op, ast.Add) and one:
+            return (rng.choice([f"{name} += 1", f"{name} = {name} + 1"] + ([f"Increment {name}"] if self.words else [])),
+                    f"{name} is incremented")
+        if isinstance(s.op, ast.Sub) and one:
+            return (rng.choice([f"{name} -= 1", f"{name} = {name} - 1"] + ([f"Decrement {name}"] if self.words else [])),
+                    f"{name} is decremented")
+        if isinstance(s.op, ast.Add):
+            return rng.choice([f"{name} += {value}", f"{name} = {name} + {value}"]), f"{value} is added to {name}"
+        return _src(s), f"{name} is updated with {value}"
+
+    def print_words(self, call: ast.Call) -> tuple[str, str]:
+        args = ", ".join(_src(a) for a in call.args)
+        return (f"Print {args}".strip() if self.rng.random() < 0.8 else f"Display {args}".strip(),
+                f"the program prints {args}")
+
+    def call_words(self, call: ast.Call) -> tuple[str, str]:
+        code = _src(call)
+        text = f"Call {code}" if self.words and self.rng.random() < 0.5 else code
+        return text, f"{_src(call.func)} is called"
+
+    def return_words(self, value_node: ast.expr | None) -> tuple[str, str]:
+        value = _src(value_node) if value_node is not None else ""
+        return f"Return {value}".strip(), f"the function returns {value or 'without a value'}"
+
+    def raise_words(self, exc: str) -> tuple[str, str]:
+        return f"Raise {exc}", f"the function raises {exc}"
+
+    def counter_start_words(self, c: str, start: str) -> tuple[str, str]:
+        return f"{c} = {start}", f"the counter {c} starts at {start}"
+
+    def counter_step_words(self, c: str) -> tuple[str, str]:
+        return self.rng.choice([f"{c} += 1", f"{c} = {c} + 1"]), f"the counter {c} is incremented"
+
+    def each_words(self, var: str, seq: str) -> tuple[str, str]:
+        return (self.rng.choice([f"More items in {seq}?", f"Next {var} in {seq}?", f"For each {var} in {seq}"]),
+                f"whether there is another {var} in {seq}")
+
+    def jump_step(self, kind: str, exits: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        """The exits a ``break`` / ``continue`` leaves by: drawn as no box of its own."""
+        return exits
+
+    def attempt(self, s: ast.Try, exits: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        raise _Unsupported("try")
+
+
+# -- program charts worded the way an LLM draws code (`--style codeword`) ------------------------
+# FlowVQA's code charts were drawn by GPT-4 from a program: most boxes say the step in words
+# ("Initialize the counter to zero", "Loop through each item in the list", "Is the number
+# divisible by 3?", "Return the largest value found"), some keep a code fragment, Start names the
+# program. `_WordedDrawing` words each statement from these phrasing tables; the question side
+# (``say``) draws its own phrasing, so a box and a question about it rarely share every word
+# ("Increment count by 1" / "count goes up by one"). Our own tables, not the benchmark's items.
+
+_CODE_SHARE = 0.3         # share of boxes that keep the statement as code
+_WORDED_TEXT = 64         # worded boxes run longer than code ones
+_NUMBER_WORDS = {0: "zero", 1: "one", 2: "two", 3: "three", 10: "ten"}
+#: comparison operator -> (words when it holds, words when it fails), several ways each
+_CMP_PHRASES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    ast.Lt: (("less than", "smaller than", "below"), ("at least", "not less than", "greater than or equal to")),
+    ast.LtE: (("at most", "less than or equal to", "no more than"), ("greater than", "more than", "above")),
+    ast.Gt: (("greater than", "more than", "larger than", "above"), ("at most", "not greater than", "no more than")),
+    ast.GtE: (("at least", "greater than or equal to", "no less than"), ("less than", "below", "smaller than")),
+    ast.Eq: (("equal to", "the same as"), ("not equal to", "different from")),
+    ast.NotEq: (("not equal to", "different from"), ("equal to", "the same as")),
+}
+#: method name -> (box phrasings, question phrasings) with {o} the object and {a} the arguments
+_METHOD_PHRASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "append": (("Append {a} to {o}", "Add {a} to the end of {o}", "Add {a} to {o}"),
+               ("{a} is appended to {o}", "{a} is added to {o}", "{o} gets {a} added at the end")),
+    "extend": (("Extend {o} with {a}", "Add all of {a} to {o}"), ("{o} is extended with {a}", "{a} is added to {o}")),
+    "add": (("Add {a} to {o}", "Put {a} into {o}"), ("{a} is added to {o}", "{a} is put into {o}")),
+    "remove": (("Remove {a} from {o}", "Delete {a} from {o}"), ("{a} is removed from {o}", "{a} is taken out of {o}")),
+    "pop": (("Remove the last item from {o}", "Pop an item off {o}"), ("an item is popped off {o}", "{o} loses its last item")),
+    "close": (("Close {o}", "Close the {o} connection"), ("{o} is closed", "the program closes {o}")),
+    "write": (("Write {a} to {o}", "Output {a} to {o}"), ("{a} is written to {o}", "{o} receives {a}")),
+    "sort": (("Sort {o}", "Sort the items of {o}"), ("{o} is sorted", "the items in {o} are put in order")),
+    "clear": (("Clear {o}", "Empty {o}"), ("{o} is cleared", "{o} is emptied")),
+    "update": (("Update {o} with {a}", "Merge {a} into {o}"), ("{o} is updated with {a}", "{a} is merged into {o}")),
+    "insert": (("Insert {a} into {o}",), ("{a} is inserted into {o}",)),
+    "flush": (("Flush {o}",), ("{o} is flushed",)),
+    "reset": (("Reset {o}",), ("{o} is reset",)),
+}
+
+
+def _name_words(name: str) -> str:
+    """A code name as words: ``self._line_buffer`` -> "line buffer", ``curIndex`` -> "cur index"."""
+    base = name.split(".")[-1].strip("_")
+    base = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", base)
+    return base.replace("_", " ").lower() or name
+
+
+def _is_const(node: ast.expr, *values: object) -> bool:
+    return isinstance(node, ast.Constant) and any(node.value == v and type(node.value) is type(v) for v in values)
+
+
+class _Phrasing:
+    """The phrasing tables an LLM's descriptions of code draw from: a name ("the line buffer" or
+    ``line_buf``), a value ("zero", "an empty list"), an expression ("the length of items"), a
+    condition ("x is greater than 0", "items is empty", "key is None", "obj is an instance of
+    str"). Every call draws again, so a box and a question word the same thing differently."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def name(self, name: str) -> str:
+        words = _name_words(name)
+        plain = re.fullmatch(r"(self\.)?[A-Za-z_][A-Za-z0-9_]*", name)  # ``ip._version`` keeps its owner: code
+        if not plain or len(words) <= 2 or words == name or self.rng.random() < 0.4:
+            return name
+        return f"the {words}"
+
+    def value(self, node: ast.expr, *, spelled: bool = True) -> str:
+        """``spelled``: small numbers may be written as words ("zero"); conditions keep digits."""
+        rng = self.rng
+        if spelled and isinstance(node, ast.Constant) and isinstance(node.value, int) \
+                and not isinstance(node.value, bool) and node.value in _NUMBER_WORDS and rng.random() < 0.5:
+            return _NUMBER_WORDS[node.value]
+        if _is_const(node, ""):
+            return "an empty string"
+        if isinstance(node, ast.List) and not node.elts:
+            return rng.choice(["an empty list", "[]"])
+        if isinstance(node, ast.Dict) and not node.keys:
+            return rng.choice(["an empty dictionary", "{}"])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords \
+                and node.func.id in ("list", "dict", "set"):
+            return f"an empty {dict(list='list', dict='dictionary', set='set')[node.func.id]}"
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self.name(_src(node))
+        return self.expression(node)
+
+    def expression(self, node: ast.expr) -> str:
+        rng = self.rng
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+            return f"the length of {self.value(node.args[0])}"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) \
+                and all(isinstance(v, (ast.Name, ast.Attribute, ast.Constant)) for v in (node.left, node.right)):
+            a, b = self.value(node.left), self.value(node.right)
+            if isinstance(node.op, ast.Add):
+                return rng.choice([f"the sum of {a} and {b}", f"{a} plus {b}"])
+            return f"{a} minus {b}" if isinstance(node.op, ast.Sub) else f"{a} times {b}"
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Name, ast.Constant)):
+            return rng.choice([f"the item of {self.value(node.value)} at {_src(node.slice)}", _src(node)])
+        if isinstance(node, ast.Call) and len(_src(node)) > 24:
+            return f"the result of {_src(node.func)}"
+        return _src(node)
+
+    def condition(self, test: ast.expr, holds: bool) -> str | None:
+        """A condition in words ("x is greater than 0", "items is not empty"), None when the
+        tables have no words for it (a check then stays code)."""
+        rng = self.rng
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            if isinstance(test.operand, (ast.Name, ast.Attribute)):
+                return f"{self.name(_src(test.operand))} is {'empty' if holds else 'not empty'}"
+            return self.condition(test.operand, not holds)
+        if isinstance(test, (ast.Name, ast.Attribute)):
+            n = self.name(_src(test))
+            return rng.choice([f"{n} is set", f"{n} has a value"]) if holds else rng.choice([f"{n} is empty", f"{n} is not set"])
+        if isinstance(test, ast.BoolOp) and len(test.values) == 2:
+            parts = [self.condition(v, holds) for v in test.values]
+            if None in parts:
+                return None
+            joined = isinstance(test.op, ast.And) == holds
+            return f"{parts[0]} {'and' if joined else 'or'} {parts[1]}"
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+            if test.func.id == "isinstance" and len(test.args) == 2:
+                kind = _src(test.args[1])
+                return (f"{self.name(_src(test.args[0]))} is {'' if holds else 'not '}"
+                        f"{rng.choice(['an instance of ', 'a ', 'of type '])}{kind}")
+            if test.func.id == "hasattr" and len(test.args) == 2:
+                return f"{self.name(_src(test.args[0]))} {'has' if holds else 'does not have'} the attribute {_src(test.args[1])}"
+            return None
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("startswith", "endswith") \
+                and len(test.args) == 1:
+            verb = "start" if test.func.attr == "startswith" else "end"
+            subject = self.name(_src(test.func.value))
+            return f"{subject} {verb}s with {_src(test.args[0])}" if holds else \
+                f"{subject} does not {verb} with {_src(test.args[0])}"
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            return None
+        left, right, op = test.left, test.comparators[0], type(test.ops[0])
+        if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" and len(left.args) == 1 \
+                and _is_const(right, 0) and op in (ast.Eq, ast.Gt, ast.NotEq):
+            empty = (op is ast.Eq) == holds
+            return f"{self.name(_src(left.args[0]))} is {'empty' if empty else 'not empty'}"
+        if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and isinstance(left.right, ast.Constant) \
+                and _is_const(right, 0) and op in (ast.Eq, ast.NotEq):
+            divides = (op is ast.Eq) == holds
+            n, k = self.name(_src(left.left)), left.right.value
+            if k == 2:
+                return f"{n} is {'even' if divides else 'odd'}"
+            return f"{n} is {'' if divides else 'not '}divisible by {k}"
+        if op in (ast.Is, ast.IsNot) and _is_const(right, None):
+            none = (op is ast.Is) == holds
+            n = self.name(_src(left))
+            return rng.choice([f"{n} is None", f"{n} has no value"]) if none else \
+                rng.choice([f"{n} is not None", f"{n} has a value"])
+        if op in (ast.In, ast.NotIn):
+            inside = (op is ast.In) == holds
+            a, b = self.value(left), self.value(right)
+            return rng.choice([f"{a} is in {b}", f"{b} contains {a}"]) if inside else \
+                rng.choice([f"{a} is not in {b}", f"{b} does not contain {a}"])
+        if op in _CMP_PHRASES:
+            words = rng.choice(_CMP_PHRASES[op][0 if holds else 1])
+            if op in (ast.Eq, ast.NotEq) and rng.random() < 0.5:
+                words = {"equal to": "equals", "not equal to": "does not equal"}.get(words, words)
+                if words in ("equals", "does not equal"):
+                    return f"{self.value(left)} {words} {self.value(right, spelled=False)}"
+            return f"{self.value(left)} is {words} {self.value(right, spelled=False)}"
+        return None
+
+
+def _as_question(clause: str, rng: random.Random) -> str:
+    """A decision box from a clause: "x is greater than 0" -> "Is x greater than 0?",
+    "s starts with 'a'" -> "Does s start with 'a'?", else "Check if ..."."""
+    m = re.match(r"^(the [\w ]+?|\S+) (is|has|does not|contains|equals|does not equal|starts|ends) (.+)$", clause)
+    if m and " and " not in clause and " or " not in clause:
+        subject, verb, rest = m.groups()
+        if verb == "is":
+            return f"Is {subject} {rest}?"
+        if verb == "has":
+            return f"Does {subject} have {rest}?"
+        if verb in ("starts", "ends", "contains", "equals"):
+            return f"Does {subject} {verb[:-1]} {rest}?"
+    return rng.choice([f"Check if {clause}", f"Is it true that {clause}?", f"{clause[0].upper()}{clause[1:]}?"])
+
+
+class _WordedDrawing(_Drawing):
+    """Draws a function as an LLM words it (`_Phrasing`): most boxes in words, ``_CODE_SHARE``
+    of them as code, Start naming the function, breaks and continues as boxes ("Exit the loop"),
+    try/except as a check "Did a ValueError occur?"."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng, words=True)
+        self.max_text = _WORDED_TEXT
+        self.phrase = _Phrasing(rng)
+        self.errors: dict[str, str] = {}   # check id -> the exception a try/except check asks about
+        self.trying = False                # the next box opens a try block: "Try to open the file"
+
+    def node(self, text: str, shape: str, meaning: str, say: str) -> str:
+        if self.trying and meaning not in ("check", "loop") and text[:1].isupper():
+            text = f"Try to {text[0].lower()}{text[1:]}"
+        self.trying = False
+        return super().node(text, shape, meaning, say)
+
+    def code(self) -> bool:
+        return self.rng.random() < _CODE_SHARE
+
+    def check(self, test: ast.expr, loop: bool = False) -> str:
+        p, rng = self.phrase, self.rng
+        clause = p.condition(test, True)
+        if clause is None or self.code():
+            text = rng.choice([f"{_src(test)}?", f"Is {_src(test)}?"]) if " is " not in f" {_src(test)} " else f"{_src(test)}?"
+        elif loop and rng.random() < 0.5:
+            text = rng.choice([f"While {clause}", f"Is it still true that {clause}?"])
+        else:
+            text = _as_question(clause, rng)
+        said = p.condition(test, True) or condition_words(test, True)
+        nid = self.node(text, "rhombus", "check", f"whether {said}")
+        self.test[nid] = test
+        return nid
+
+    def assign_words(self, value_node: ast.expr, name: str) -> tuple[str, str]:
+        p, rng = self.phrase, self.rng
+        code = f"{name} = {_src(value_node)}"
+        n, v = p.name(name), p.value(value_node)
+        simple = isinstance(value_node, (ast.Constant, ast.List, ast.Dict)) or v.startswith("an empty")
+        if self.code():
+            text = code
+        elif simple:
+            text = rng.choice([f"Initialize {n} to {v}", f"Set {n} to {v}", f"Assign {v} to {n}", f"Start {n} at {v}"])
+        elif isinstance(value_node, ast.Call) and not v.startswith("the length"):
+            text = rng.choice([f"Call {_src(value_node.func)} and store the result in {n}",
+                               f"Get {n} from {_src(value_node.func)}", f"Set {n} to {v}"])
+        else:
+            text = rng.choice([f"Set {n} to {v}", f"Store {v} in {n}", f"Compute {n} as {v}"])
+        n, v = p.name(name), p.value(value_node)
+        say = rng.choice([f"{n} is initialized to {v}", f"{n} is set to {v}", f"{n} gets the value {v}",
+                          f"{n} starts at {v}"] if simple else
+                         [f"{n} is set to {v}", f"{v} is stored in {n}", f"{n} is computed as {v}"])
+        return text, say
+
+    def update_words(self, s: ast.AugAssign, name: str) -> tuple[str, str]:
+        p, rng = self.phrase, self.rng
+        one = _is_const(s.value, 1)
+        n = p.name(name)
+        if isinstance(s.op, (ast.Add, ast.Sub)) and one:
+            up = isinstance(s.op, ast.Add)
+            boxes = ([f"Increment {n} by 1", f"Add one to {n}", f"Increase {n} by one", f"Increment {n}"] if up else
+                     [f"Decrement {n} by 1", f"Subtract one from {n}", f"Decrease {n} by one", f"Decrement {n}"])
+            n2 = p.name(name)
+            says = ([f"{n2} is incremented", f"{n2} goes up by one", f"one is added to {n2}", f"{n2} is increased by 1"]
+                    if up else [f"{n2} is decremented", f"{n2} goes down by one", f"one is subtracted from {n2}",
+                                f"{n2} is decreased by 1"])
+        elif isinstance(s.op, ast.Add):
+            v = p.value(s.value)
+            boxes = [f"Add {v} to {n}", f"Increase {n} by {v}", f"Update {n} by adding {v}"]
+            n2, v2 = p.name(name), p.value(s.value)
+            says = [f"{v2} is added to {n2}", f"{n2} is increased by {v2}", f"{n2} grows by {v2}"]
+        else:
+            boxes = [f"Update {n} with {_src(s.value)}", f"Update {n}"]
+            says = [f"{p.name(name)} is updated", f"{p.name(name)} is updated with {_src(s.value)}"]
+        text = _src(s) if self.code() else rng.choice(boxes)
+        return text, rng.choice(says)
+
+    def _message(self, call: ast.Call) -> tuple[str, str]:
+        """What a print shows, for the box and for a question."""
+        p = self.phrase
+        if len(call.args) == 1 and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+            msg = call.args[0].value.strip()
+            if re.search(r"error|invalid|fail|cannot|can't|not ", msg, re.I):
+                return "an error message", "an error message"
+            return f"the message '{msg}'" if msg else "an empty line", f"'{msg}'" if msg else "a blank line"
+        if call.args and all(isinstance(a, (ast.Name, ast.Attribute)) for a in call.args):
+            shown = " and ".join(p.name(_src(a)) for a in call.args)
+            return shown, " and ".join(p.name(_src(a)) for a in call.args)
+        return ", ".join(_src(a) for a in call.args) or "a blank line", "the output"
+
+    def print_words(self, call: ast.Call) -> tuple[str, str]:
+        rng = self.rng
+        box, said = self._message(call)
+        args = ", ".join(_src(a) for a in call.args)
+        text = f"print({args})" if self.code() else rng.choice([f"Print {box}", f"Display {box}", f"Output {box}"])
+        return text, rng.choice([f"the program prints {said}", f"{said} is printed", f"{said} is shown"])
+
+    def call_words(self, call: ast.Call) -> tuple[str, str]:
+        p, rng = self.phrase, self.rng
+        func = call.func
+        args = " and ".join(p.value(a) for a in call.args) if call.args else ""
+        if isinstance(func, ast.Attribute) and func.attr in _METHOD_PHRASES and (args or "{a}" not in _METHOD_PHRASES[func.attr][0][0]):
+            boxes, says = _METHOD_PHRASES[func.attr]
+            o = p.name(_src(func.value))
+            text = rng.choice(boxes).format(o=o, a=args)
+            say = rng.choice(says).format(o=p.name(_src(func.value)), a=args)
+        else:
+            verb = _name_words(_src(func))
+            text = rng.choice([f"Call {_src(func)}", f"Call {_src(func)} with {args}" if args else f"Invoke {_src(func)}",
+                               f"{verb[0].upper()}{verb[1:]}" + (f" {args}" if args else "")])
+            say = rng.choice([f"{_src(func)} is called", f"the program calls {_src(func)}", f"{verb} is done"])
+        if self.code():
+            text = _src(call)
+        return text, say
+
+    def return_words(self, value_node: ast.expr | None) -> tuple[str, str]:
+        p, rng = self.phrase, self.rng
+        if value_node is None or _is_const(value_node, None):
+            text = rng.choice(["Return None", "Return nothing", "Exit the function"]) if value_node is None else "Return None"
+            return text, rng.choice(["the function returns None", "the function exits without a value",
+                                     "nothing is returned"])
+        v = p.value(value_node)
+        if self.code():
+            text = f"return {_src(value_node)}"
+        elif isinstance(value_node, (ast.Name, ast.Attribute)) and rng.random() < 0.5:
+            text = rng.choice([f"Return the value of {v}", f"Return {v} as the result"])
+        else:
+            text = f"Return {v}"
+        v2 = p.value(value_node)
+        return text, rng.choice([f"the function returns {v2}", f"{v2} is returned", f"the function gives back {v2}"])
+
+    def raise_words(self, exc: str) -> tuple[str, str]:
+        rng = self.rng
+        a = "an" if exc[:1].lower() in "aeiou" else "a"
+        text = f"raise {exc}" if self.code() else rng.choice([f"Raise {a} {exc}", f"Throw {a} {exc} exception",
+                                                               f"Raise {a} {exc} error"])
+        return text, rng.choice([f"the function raises {a} {exc}", f"{a} {exc} is raised", f"{a} {exc} is thrown"])
+
+    def counter_start_words(self, c: str, start: str) -> tuple[str, str]:
+        rng = self.rng
+        v = _NUMBER_WORDS.get(int(start), start) if start.isdigit() and rng.random() < 0.5 else start
+        text = f"{c} = {start}" if self.code() else rng.choice([f"Initialize {c} to {v}", f"Set the index {c} to {v}",
+                                                               f"Start the counter {c} at {v}"])
+        return text, rng.choice([f"the counter {c} starts at {start}", f"the index {c} is set to {start}",
+                                 f"{c} is initialized to {start}"])
+
+    def counter_step_words(self, c: str) -> tuple[str, str]:
+        rng = self.rng
+        text = f"{c} += 1" if self.code() else rng.choice([f"Increment {c} by 1", f"Add one to {c}",
+                                                            f"Move to the next index {c}", f"Increase {c} by one"])
+        return text, rng.choice([f"the counter {c} is incremented", f"{c} goes up by one", f"one is added to {c}"])
+
+    def each_words(self, var: str, seq: str) -> tuple[str, str]:
+        p, rng = self.phrase, self.rng
+        s = p.name(seq) if re.fullmatch(r"[\w.]+", seq) else seq
+        text = rng.choice([f"Loop through each {var} in {s}", f"For each {var} in {s}", f"Iterate over {s}",
+                           f"More items in {s}?", f"Are there more items in {s}?", f"Next {var} in {s}?"])
+        s2 = p.name(seq) if re.fullmatch(r"[\w.]+", seq) else seq
+        return text, rng.choice([f"whether there is another {var} in {s2}", f"whether the loop over {s2} goes on",
+                                 f"whether any items of {s2} are left"])
+
+    def jump_step(self, kind: str, exits: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        """A break or continue as a box of its own half the time ("Exit the loop")."""
+        rng = self.rng
+        if rng.random() < 0.5:
+            return exits
+        if kind == "break":
+            nid = self.node(rng.choice(["Exit the loop", "Break out of the loop", "Stop looping"]), "rect", "break",
+                            rng.choice(["the loop is left early", "the program breaks out of the loop"]))
+        else:
+            nid = self.node(rng.choice(["Skip to the next item", "Continue with the next iteration", "Skip this item"]),
+                            "rect", "continue", rng.choice(["the rest of this pass is skipped", "the item is skipped"]))
+        self.join(exits, nid)
+        return [(nid, None)]
+
+    def attempt(self, s: ast.Try, exits: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        """``try: body except E: handler`` as the body, then a check "Did an E occur?" whose Yes
+        branch runs the handler; one handler, no ``else``/``finally``."""
+        if len(s.handlers) != 1 or s.orelse or s.finalbody:
+            raise _Unsupported("try")
+        handler = s.handlers[0]
+        exc = _src(handler.type) if handler.type is not None and isinstance(handler.type, (ast.Name, ast.Attribute)) \
+            else "error"
+        first = self.count
+        self.trying = self.rng.random() < 0.5
+        done = self.block(s.body, exits)
+        if not done or self.count == first:
+            raise _Unsupported("try without a plain body")
+        rng = self.rng
+        a = "an" if exc[:1].lower() in "aeiou" else "a"
+        text = rng.choice([f"Did {a} {exc} occur?", f"{exc} raised?", f"Was {a} {exc} raised?"]) if exc != "error" \
+            else rng.choice(["Did an error occur?", "Did the attempt fail?", "Exception raised?"])
+        d = self.node(text, "rhombus", "check", f"whether {a} {exc} was raised")
+        self.test[d] = None
+        self.errors[d] = exc
+        self.join(done, d)
+        return self.block(handler.body, [(d, self.yes)]) + [(d, self.no)]
+
+    def start_words(self, fn: str) -> str:
+        words = _name_words(fn)
+        return self.rng.choice([f"Start the {words} function", f"Start {fn}", f"Begin {fn}()", "Start",
+                                f"Start {words}"])
+
+
+def _draw(fn: ast.FunctionDef, rng: random.Random, *, worded: bool = False) -> RealProgram | None:
     """The chart of one function, or None when it has a statement the drawing does not cover,
-    a check whose two branches meet at once, or a size outside `_NODE_RANGE`."""
+    a check whose two branches meet at once, or a size outside `_NODE_RANGE`. ``worded``: drawn
+    as an LLM words code (`_WordedDrawing`)."""
     from data_gen.qa import relabel_in_flow_order
 
-    dr = _Drawing(rng, words=rng.random() < 0.5)
+    dr = _WordedDrawing(rng) if worded else _Drawing(rng, words=rng.random() < 0.5)
     try:
-        start = dr.node(rng.choice(["Start", "Begin", "START", f"Start {fn.name}"]), "stadium", "start",
-                        "the function starts")
+        opening = (dr.start_words(fn.name) if isinstance(dr, _WordedDrawing)
+                   else rng.choice(["Start", "Begin", "START", f"Start {fn.name}"]))
+        start = dr.node(opening, "stadium", "start", "the function starts")
         exits: list[tuple[str, str | None]] = [(start, None)]
         params = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
         if params and rng.random() < 0.6:
@@ -736,19 +1168,31 @@ def _draw(fn: ast.FunctionDef, rng: random.Random) -> RealProgram | None:
     return RealProgram(fc, fn.name, {mapping[k]: v for k, v in dr.meaning.items()},
                        {mapping[k]: v for k, v in dr.say.items()}, src,
                        {mapping[k]: v for k, v in dr.each.items()},
-                       {mapping[k]: v for k, v in dr.assigned.items()}, [mapping[r] for r in dr.returns])
+                       {mapping[k]: v for k, v in dr.assigned.items()}, [mapping[r] for r in dr.returns],
+                       worded, {mapping[k]: v for k, v in getattr(dr, "errors", {}).items()})
 
 
-def real_program(rng: random.Random, *, tries: int = 5000) -> RealProgram:
+def held_out_function(name: str) -> bool:
+    """Whether a function name belongs to the held-out fifth of the standard library's functions
+    (a stable hash of the name, so a same-named method of another module is held out too):
+    `--style codeword` test sets draw only these, tuning sets never do."""
+    return zlib.crc32(name.encode()) % 5 == 0
+
+
+def real_program(rng: random.Random, *, tries: int = 5000, worded: bool = False,
+                 held_out: bool | None = None) -> RealProgram:
     """A chart drawn from a random function of the Python standard library (see `_Drawing`):
     functions with statements the drawing does not cover, or charts outside 6-25 nodes, are
-    skipped."""
+    skipped. ``worded``: boxes in words (`_WordedDrawing`); ``held_out`` True / False: only
+    functions `held_out_function` holds out / only the others (None: any)."""
     functions = _stdlib_functions()
     for _ in range(tries):
         fn = rng.choice(functions)
         if fn.name.startswith("__") or len(fn.body) < 2:  # dunders and one-liners: few charts
             continue
-        program = _draw(fn, rng)
+        if held_out is not None and held_out_function(fn.name) != held_out:
+            continue
+        program = _draw(fn, rng, worded=worded)
         if program is not None and (len(program.chart) >= 8 or rng.random() < 0.3):
             return program
     raise RuntimeError("no standard-library function fits a chart")
@@ -802,6 +1246,74 @@ def settle_words(test: ast.expr | None, each: tuple[str, str] | None, holds: boo
             none = want == isinstance(op, ast.Is)
             return f"{_src(left)} is None" if none else rng.choice([f"{_src(left)} is not None", f"{_src(left)} has a value"])
     return condition_words(test, holds)
+
+
+def condition_in_words(p: RealProgram, d: str, holds: bool, phrase: _Phrasing) -> str:
+    """How an LLM asks about check ``d`` of a worded program holding or failing: "count is
+    greater than 3", "the buffer is empty", "a KeyError is raised", "every line in lines has
+    been processed"; a fresh draw of `_Phrasing`, not the box's words."""
+    test, rng = p.test.get(d), phrase.rng
+    if d in p.errors:
+        exc = p.errors[d]
+        a = "an" if exc[:1].lower() in "aeiou" else "a"
+        return rng.choice([f"{a} {exc} is raised", f"{a} {exc} occurs"]) if holds else \
+            rng.choice([f"no {exc} occurs", "everything succeeds without an error"])
+    if test is None:
+        var, seq = p.each.get(d, ("item", "items"))
+        seq = phrase.name(seq) if re.fullmatch(r"[\w.]+", seq) else seq
+        return rng.choice([f"there is still another {var} in {seq}", f"{seq} still has items left"]) if holds else \
+            rng.choice([f"every {var} in {seq} has been processed", f"the loop through {seq} is finished"])
+    return phrase.condition(test, holds) or condition_words(test, holds)
+
+
+def _listing(count: int, rng: random.Random) -> str:
+    """``count`` numbers read out as a list: "4, 9 and 2"."""
+    nums = [str(rng.randint(1, 20)) for _ in range(count)]
+    return nums[0] if count == 1 else f"{', '.join(nums[:-1])} and {nums[-1]}"
+
+
+def settle_in_words(p: RealProgram, d: str, holds: bool, rng: random.Random, values: dict[str, Any],
+                    phrase: _Phrasing) -> str:
+    """A clause of a story about a worded program that settles check ``d`` by the input values,
+    as an LLM writes them: "the count is 7", "the lines list holds 4, 9 and 2", "key is None",
+    "x comes in as -3"; conditions without values in words ("the buffer is empty", "a KeyError
+    is raised"). ``values`` collects the numbers stated (by code name)."""
+    test = p.test.get(d)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and d not in p.errors:
+        left, right, op = test.left, test.comparators[0], test.ops[0]
+        if isinstance(right, ast.Constant) and isinstance(right.value, int) and not isinstance(right.value, bool) \
+                and isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)):
+            c = right.value
+            if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" \
+                    and len(left.args) == 1:
+                sizes = [v for v in range(max(0, c - 4), c + 5) if _compare(op, v, c) == holds]
+                if sizes:
+                    v = rng.choice(sizes)
+                    seq = _src(left.args[0])
+                    values[seq] = v
+                    s = phrase.name(seq)
+                    if v == 0:
+                        return rng.choice([f"{s} is empty", f"{s} has no items"])
+                    return rng.choice([f"{s} holds {_listing(v, rng)}" if v <= 5 else f"{s} holds {v} items",
+                                       f"{s} has {v} items"])
+            if _simple(left):
+                v = rng.choice([v for v in range(c - 6, c + 7) if _compare(op, v, c) == holds])
+                values[_src(left)] = v
+                n = phrase.name(_src(left))
+                return rng.choice([f"{n} is {v}", f"{n} comes in as {v}", f"the input {n} is {v}", f"{n} equals {v}"])
+        if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and _simple(left.left) \
+                and isinstance(left.right, ast.Constant) and isinstance(left.right.value, int) and left.right.value > 1 \
+                and _is_const(right, 0) and isinstance(op, (ast.Eq, ast.NotEq)):
+            k = left.right.value
+            divides = isinstance(op, ast.Eq) == holds
+            v = k * rng.randint(1, 9) + (0 if divides else rng.randint(1, k - 1))
+            values[_src(left.left)] = v
+            return rng.choice([f"{phrase.name(_src(left.left))} is {v}", f"the input is {v}"])
+        if _simple(left) and _simple(right) and isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            a, b = rng.choice([(a, b) for a in range(13) for b in range(13) if _compare(op, a, b) == holds])
+            values[_src(left)], values[_src(right)] = a, b
+            return f"{phrase.name(_src(left))} is {a} and {phrase.name(_src(right))} is {b}"
+    return condition_in_words(p, d, holds, phrase)
 
 
 def _compare(op: ast.cmpop, a: int, b: int) -> bool:
@@ -869,8 +1381,12 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
         """What the program does at node ``n``: "x is set to 0", "it checks whether x is set"."""
         return f"it checks {say[n]}" if meaning[n] in ("check", "loop") else say[n]
 
+    phrase = _Phrasing(rng) if p.worded else None
+
     def words(d: str, holds: bool) -> str:
         test = p.test.get(d)
+        if phrase is not None:
+            return condition_in_words(p, d, holds, phrase)
         if test is None:
             var, seq = p.each.get(d, ("item", "items"))
             return f"there is another {var} in {seq}" if holds else f"the loop over {seq} has no items left"
@@ -879,7 +1395,8 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
     for _ in range(per_type):  # fact retrieval
         branches = [(d, e) for d in checks for e in chart.out_edges(d)
                     if e.condition in ("yes", "no") and meaning[e.target] not in ("end", "check", "loop")]
-        inits = [n for n in steps if meaning[n] == "assign" and n in p.assigned]
+        inits = [n for n in steps if meaning[n] in (("assign", "update") if p.worded else ("assign",))
+                 and n in p.assigned]
         form = rng.choice((["branch"] * 3 if branches else []) + (["init"] if inits else [])
                           + (["cond"] if branches else []))
         if form == "branch":
@@ -891,6 +1408,13 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
             else:
                 q = rng.choice([f"What happens if {cw}?", f"When {cw}, what does the program do?"])
             add("fact_retrieval", q, _cap(say[t]), [d, t])
+        elif form == "init" and phrase is not None:  # "Which step updates the running total?"
+            n = rng.choice(inits)
+            var = phrase.name(p.assigned[n])
+            verb = "updates" if meaning[n] == "update" else rng.choice(["sets", "assigns", "initializes"])
+            q = rng.choice([f"Which step {verb} {var}?", f"Where in {fn} does the program change {var}?",
+                            f"What is done to {var} in {fn}?"])
+            add("fact_retrieval", q, _cap(say[n]), [n])
         elif form == "init":
             n = rng.choice(inits)
             name = p.assigned[n]
@@ -928,8 +1452,12 @@ def make_real_code_questions(p: RealProgram, chart_id: str, rng: random.Random, 
                                      f"{name} has just watched as {say[preds[0]]}."]))
             gold.append(preds[0])
         for d, holds in settled:
-            clause = settle_words(p.test.get(d), p.each.get(d), holds, rng, values)
-            lead = rng.choice(["At that point ", "Then ", "Here ", "This time ", "When it gets there, "])
+            if phrase is not None:
+                clause = settle_in_words(p, d, holds, rng, values, phrase)
+                lead = rng.choice(["Suppose ", "Say ", "At that point ", "This time ", "Assume "])
+            else:
+                clause = settle_words(p.test.get(d), p.each.get(d), holds, rng, values)
+                lead = rng.choice(["At that point ", "Then ", "Here ", "This time ", "When it gets there, "])
             facts.append((lead + clause if not clause.startswith("this time") else f"T{clause[1:]}") + ".")
         answer = walk[-1]
         ask = (rng.choice([" What does the function return?", f" What value does {name} see returned?"])

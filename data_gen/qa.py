@@ -898,13 +898,13 @@ def _choice_story(chart: FlowChart, g: nx.DiGraph, text: dict[str, str], kind: d
 
 # -- writing a set -----------------------------------------------------------------------------
 STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "facthard", "contrast", "howto",
-          "realcode", "factform")
+          "realcode", "factform", "codeword")
 # ``factform``: the share of its charts drawn from the how-to procedures (the rest `hard_fact_chart`s)
 _FACTFORM_HOWTO_RATE = 2 / 3
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
-                         style: str | None = None) -> int:
+                         style: str | None = None, held_out: bool = False) -> int:
     """Procedural charts + questions in the benchmark layout (chart JSON only; oracle scoring).
 
     ``style`` (one of `STYLES`; ``hard=True`` is ``style="hard"``): ``templated`` asks with
@@ -914,7 +914,10 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     ``code`` draws program flowcharts and asks about them in words
     (`data_gen.code_qa.make_code_questions`); ``realcode`` draws the charts of real functions
     of the Python standard library (`data_gen.code_qa.real_program`) and asks about them as
-    people ask about code (`make_real_code_questions`); ``scenario`` draws charts with more (numeric)
+    people ask about code (`make_real_code_questions`); ``codeword`` draws the same functions
+    worded as an LLM words code ("Initialize count to zero", "Is the buffer empty?") and asks
+    in words; its tuning sets use four fifths of the functions, ``held_out=True`` (a test set)
+    only the fifth they never use (`data_gen.code_qa.held_out_function`); ``scenario`` draws charts with more (numeric)
     decisions and asks only applied scenarios whose stories settle several of them in everyday
     words (`data_gen.scenario_qa.make_scenario_questions`, ``per_type`` + 1 stories a chart);
     ``story`` the same charts, asked in long stories (`data_gen.scenario_qa.make_story_questions`);
@@ -979,8 +982,9 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
                 chart, domain, details, notes = hard_fact_chart(rng)
                 questions = make_hard_fact_questions(chart, cid, rng, per_type=per_type, domain=domain,
                                                      details=details, notes=notes)
-            elif style == "realcode":
-                real = real_program(rng)
+            elif style in ("realcode", "codeword"):
+                real = (real_program(rng, worded=True, held_out=held_out) if style == "codeword"
+                        else real_program(rng))
                 chart, domain = real.chart, "code"
                 questions = make_real_code_questions(real, cid, rng, per_type=per_type)
             elif style == "code":
@@ -1071,7 +1075,11 @@ def main(argv: list[str] | None = None) -> int:
                         "data_gen/scenario_qa.py), story (the same, told as long stories: background "
                         "steps, checks settled by what the person does, the answer paraphrased), or fact "
                         "(fact questions only, on steps with details; data_gen/fact_qa.py), or howto "
-                        "(hand-written how-to procedures asked about as an LLM would; data_gen/howto_qa.py)")
+                        "(hand-written how-to procedures asked about as an LLM would; data_gen/howto_qa.py), "
+                        "realcode (charts of real standard-library functions) or codeword (the same, "
+                        "worded as an LLM words code; data_gen/code_qa.py)")
+    p.add_argument("--held-out", action="store_true",
+                   help="with --style codeword: draw only the held-out fifth of the functions (test sets)")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")
@@ -1085,7 +1093,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if args.hard and args.style not in (None, "hard"):
             p.error(f"--hard and --style {args.style} disagree: give one of them")
-        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type, hard=args.hard, style=args.style)
+        if args.held_out and args.style != "codeword":
+            p.error("--held-out goes with --style codeword")
+        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type, hard=args.hard, style=args.style,
+                                 held_out=args.held_out)
     print(f"wrote {n} questions to {args.out / 'questions.jsonl'}")
     return 0
 

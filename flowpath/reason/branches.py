@@ -16,6 +16,7 @@ Pure text functions (no graph, no model), so the reasoner and tests share them.
 from __future__ import annotations
 
 import ast
+import contextvars
 import functools
 import json
 import operator
@@ -503,7 +504,7 @@ def read_check(decision: str, statement: str, *, min_overlap: float = 0.5,
 # left open cannot change the outcome.
 _CODE_HINT = re.compile(r"[_.(\[=!%<>]|\b(?:not|is|in|and|or|None|True|False)\b")
 _CODE_VALUE = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|None|True|False)"
-_SAYS_VALUE = re.compile(rf"^\s*(?:=|==|is now|is still|is|equals|comes out as|comes to|comes in at|becomes|holds|has the value|"
+_SAYS_VALUE = re.compile(rf"^\s*(?:=|==|is now|is still|is|equals|comes out as|comes to|comes in at|comes in as|becomes|holds|has the value|"
                          rf"reads|shows|stands at|sits at|is at|hits|reaches)\s+{_CODE_VALUE}(?![\w(\[]|\.\w)")
 _SAYS_TRUTH = re.compile(r"^\s*(?:is|comes out|evaluates to|turns out)\s+(not empty|non-empty|empty|set(?! to\b)|unset|true|false|"
                          r"truthy|falsy|zero|not none|none|not set)\b|^\s*(has a value|has no value|holds|fails)\b", re.I)
@@ -517,6 +518,8 @@ _SAYS_COMPARE: list[tuple[re.Pattern[str], type[ast.cmpop]]] = [
     (re.compile(r"^\s*(?:equals|is equal to|==|=)\s+"), ast.Eq),
     (re.compile(r"^\s*(?:is not in|isn't in)\s+"), ast.NotIn),
     (re.compile(r"^\s*(?:is in|is found in|appears in)\s+"), ast.In),
+    (re.compile(r"^\s*(?:is not an instance of|is not of type)\s+"), ast.IsNot),   # an LLM's words (codeword12)
+    (re.compile(r"^\s*(?:is an instance of|is of type)\s+"), ast.Is),
     (re.compile(r"^\s*(?:is not an?|isn't an?)\s+"), ast.IsNot),   # isinstance, read below
     (re.compile(r"^\s*(?:is an?)\s+"), ast.Is),
 ]
@@ -569,12 +572,236 @@ def _worded_as_code(text: str) -> str | None:
     return None
 
 
+# -- program checks as an LLM words them (2026-11-25, twelfth stretch, codeword12) -------------
+#: whether the readers below take an LLM's wordings of code (`OfflineReasoner.code_words` sets it
+#: per question; False reads code as the eleventh stretch did)
+READ_LLM_WORDS: contextvars.ContextVar[bool] = contextvars.ContextVar("READ_LLM_WORDS", default=True)
+
+# FlowVQA's code charts were drawn by an LLM from a program: a check reads "Is the length of
+# payload greater than the max payload len?", "Does obj have the attribute '__func__'?", "Is it
+# true that '01' does not contain dig?", "Is value an instance of list?", "Does tb have no
+# value?"; a variable goes by its name in words ("the max payload len" for
+# ``self._max_payload_len``). `llm_worded_as_code` rewrites such a check as code, and the
+# statement readers match a name in words or in code ("the tunnel host" / ``self._tunnel_host``).
+# Chosen on generated QA (``python -m data_gen.qa --style codeword``, codeword12_val).
+_NAME_PHRASE = r"(?:the [a-z][a-z0-9]*(?: [a-z][a-z0-9]*){0,3}|[^\s?]+(?: [%*+/-] [^\s?]+)?)"
+_NUMBER_NAMES = {"zero": "0", "one": "1", "two": "2", "three": "3", "ten": "10"}
+_EMPTY_VALUES = {"an empty string": "''", "an empty list": "[]", "an empty dictionary": "{}", "an empty set": "set()"}
+#: "is" predicates: (words after the subject, code with {s} the subject and {o} the object)
+_LLM_IS: list[tuple[str, str]] = [
+    (r"not the same as|different from|not equal to", "{s} != {o}"),
+    (r"the same as|equal to", "{s} == {o}"),
+    (r"less than or equal to|at most|no more than|not greater than|not more than|not above", "{s} <= {o}"),
+    (r"greater than or equal to|at least|no less than|not less than|not below", "{s} >= {o}"),
+    (r"less than|smaller than|below|under", "{s} < {o}"),
+    (r"greater than|more than|larger than|bigger than|above", "{s} > {o}"),
+    (r"not an instance of|not of type|not an?", "not isinstance({s}, {o})"),
+    (r"an instance of|of type|an?", "isinstance({s}, {o})"),
+    (r"not in", "{s} not in {o}"),
+    (r"in", "{s} in {o}"),
+    (r"not divisible by", "{s} % {o} != 0"),
+    (r"divisible by", "{s} % {o} == 0"),
+]
+#: "is" states without an object
+_LLM_IS_STATE: list[tuple[str, str]] = [
+    (r"not none", "{s} is not None"), (r"none", "{s} is None"),
+    (r"empty|not set|unset", "not {s}"), (r"not empty|non-empty|set", "{s}"),
+    (r"even", "{s} % 2 == 0"), (r"odd", "{s} % 2 != 0"), (r"true", "{s}"), (r"false", "not {s}"),
+]
+#: verb predicates: (question form after "Does S", clause form after "S", code)
+_LLM_VERB: list[tuple[str, str, str]] = [
+    (r"have no value", r"has no value", "{s} is None"),
+    (r"have a value", r"has a value", "{s}"),
+    (r"not have the attribute", r"does not have the attribute", "not hasattr({s}, {o})"),
+    (r"have the attribute", r"has the attribute", "hasattr({s}, {o})"),
+    (r"not contain", r"does not contain", "{o} not in {s}"),
+    (r"contain", r"contains", "{o} in {s}"),
+    (r"not start with", r"does not start with", "not {s}.startswith({o})"),
+    (r"start with", r"starts with", "{s}.startswith({o})"),
+    (r"not end with", r"does not end with", "not {s}.endswith({o})"),
+    (r"end with", r"ends with", "{s}.endswith({o})"),
+    (r"not equal", r"does not equal", "{s} != {o}"),
+    (r"equal", r"equals", "{s} == {o}"),
+]
+#: forms that ask about None, a type or an attribute: code even around names in words
+_TYPED_FORMS = ("None", "isinstance", "hasattr", "startswith", "endswith")
+
+
+def code_name_words(name: str) -> str:
+    """A program's name as words: ``self._line_buffer`` -> "line buffer", ``curIndex`` ->
+    "cur index" (how an LLM says a variable: "the line buffer")."""
+    base = name.split(".")[-1].strip("_")
+    base = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", base)
+    return base.replace("_", " ").lower() or name
+
+
+def _llm_operand(text: str, loose: bool = False) -> tuple[str, bool] | None:
+    """An operand of a worded check as code, and whether it looks like code by itself:
+    "the length of payload" -> ("len(payload)", True), "the max payload len" ->
+    ("max_payload_len", False), "zero" -> ("0", False), "obj.x" -> ("obj.x", True)."""
+    t = text.strip()
+    m = re.fullmatch(r"the length of (.+)", t)
+    if m:
+        inner = _llm_operand(m.group(1), loose)
+        return (f"len({inner[0]})", True) if inner else None
+    m = re.fullmatch(r"the item of (.+?) at (\S+)", t)
+    if m:
+        inner = _llm_operand(m.group(1), loose)
+        return (f"{inner[0]}[{m.group(2)}]", True) if inner else None
+    if t.lower() in _NUMBER_NAMES:
+        return _NUMBER_NAMES[t.lower()], False
+    if t in _EMPTY_VALUES:
+        return _EMPTY_VALUES[t], False
+    m = re.fullmatch(r"the ([a-z][a-z0-9]*(?: [a-z][a-z0-9]*){0,3})", t)
+    if m:
+        return m.group(1).replace(" ", "_"), loose
+    try:
+        ast.parse(t, mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    # on a program chart (``loose``) a lower-case name is a variable: "Is start smaller than end?"
+    return t, bool(re.search(r"[_.(\[\]'\"]| (?:%|//) ", t) or (len(t) <= 2 and t.isalpha())
+                   or (loose and re.fullmatch(r"[a-z][a-z0-9]*", t)))
+
+
+def _llm_predicate(subject: str, code: str, obj: str | None, loose: bool = False) -> tuple[str, bool] | None:
+    """``code`` filled with the subject and object as code, and whether any part looks like code
+    (or the form asks about None, a type or an attribute)."""
+    s = _llm_operand(subject, loose)
+    o = _llm_operand(obj, loose) if obj is not None else ("", False)
+    if s is None or o is None:
+        return None
+    expr = code.format(s=s[0], o=o[0])
+    return expr, s[1] or o[1] or any(f in expr for f in _TYPED_FORMS)
+
+
+def _llm_clause(text: str, loose: bool = False) -> tuple[str, bool] | None:
+    """One condition worded by an LLM ("Is S P", "Does S V", "S is P", "S V O"), as code."""
+    for lead, clause in ((r"is ({n}) ", r"({n}) is "), ):
+        for words, code in _LLM_IS:
+            for pattern in (lead + rf"(?:{words}) (.+)", clause + rf"(?:{words}) (.+)"):
+                m = re.fullmatch(pattern.format(n=_NAME_PHRASE), text, re.I)
+                if m:
+                    return _llm_predicate(m.group(1), code, m.group(2), loose)
+        for words, code in _LLM_IS_STATE:
+            for pattern in (lead + rf"(?:{words})", clause + rf"(?:{words})"):
+                m = re.fullmatch(pattern.format(n=_NAME_PHRASE), text, re.I)
+                if m:
+                    return _llm_predicate(m.group(1), code, None, loose)
+    for asked, said, code in _LLM_VERB:
+        for pattern in (rf"does ({_NAME_PHRASE}) {asked}(?: (.+))?", rf"({_NAME_PHRASE}) {said}(?: (.+))?"):
+            m = re.fullmatch(pattern, text, re.I)
+            if m and (m.group(2) is None) == ("{o}" not in code):
+                return _llm_predicate(m.group(1), code, m.group(2), loose)
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
-def code_condition(decision: str) -> ast.expr | None:
+def llm_worded_as_code(text: str, loose: bool = False) -> str | None:
+    """A check as an LLM words a program's condition, rewritten as code ("Is the length of
+    payload greater than the max payload len" -> "len(payload) > max_payload_len", "Is it true
+    that '01' does not contain dig" -> "dig not in '01'", "Does tb have no value" -> "tb is
+    None"); two such conditions joined by "and" / "or" too. ``None`` unless some part looks like
+    code or the form asks about None, a type or an attribute ("Is the score above 600?" and
+    "Does the list contain eggs?" stay checks in words). ``loose`` (a program chart,
+    `flowpath.reason.kinds.is_program_chart`): a lower-case word or a name in words ("the
+    backup count") is a variable.
+
+    >>> llm_worded_as_code("Is the length of payload greater than the max payload len")
+    'len(payload) > max_payload_len'
+    >>> llm_worded_as_code("Is value an instance of list")
+    'isinstance(value, list)'
+    >>> llm_worded_as_code("Is the score above 600") is None
+    True
+    """
+    t = re.sub(r"^(?:is it (?:still )?true that|check if|check whether|while)\s+", "", text.strip().rstrip("?").strip(), flags=re.I)
+    t = re.sub(r"\s+still true$", "", t, flags=re.I)
+    if re.match(r"[A-Z][a-z0-9_]*[ .]", t) and not re.match(r"(?:is|does)\s", t, re.I):
+        t = t[0].lower() + t[1:]  # "Key has a value and ...": a clause opening a box starts upper-case
+    whole = _llm_clause(t, loose)
+    if whole is None:
+        for joint in (" and ", " or "):
+            if joint in t:
+                left, right = t.split(joint, 1)
+                a, b = _llm_clause(left, loose), _llm_clause(right, loose)
+                if a and b:
+                    whole = (f"({a[0]}){joint}({b[0]})", a[1] or b[1])
+                break
+    if whole is None or not whole[1]:
+        return None
+    try:
+        ast.parse(whole[0], mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    return whole[0]
+
+
+def _name_aliases(src: str) -> str:
+    """A regex for the ways a statement names the operand written ``src``: the code itself, and
+    for a variable or attribute its name with or without ``self.`` / leading underscores and its
+    words after "the" ("the max payload len" for ``self._max_payload_len``); "the length of X"
+    for ``len(X)``."""
+    exact = rf"(?<![\w.\[]){re.escape(src)}(?![\w(\[])"
+    m = re.fullmatch(r"(?:self\.)?_*([A-Za-z][A-Za-z0-9_]*)", src)
+    if m:
+        base = m.group(1)
+        words = code_name_words(base).split()
+        # backup_count, backupCount, self._backup_count
+        joined = "_?".join(re.escape(w) for w in words)
+        forms = [exact, rf"(?<![\w.\[])(?:self\.)?_*(?i:{joined})(?![\w(\[])"]
+        if len(base) > 2:
+            forms.append(rf"\bthe {re.escape(' '.join(words))}\b")
+        return "|".join(forms)
+    m = re.fullmatch(r"len\((.+)\)", src)
+    if m:
+        return f"{exact}|\\bthe length of (?:{_name_aliases(m.group(1))})"
+    return exact
+
+
+def same_operand(said: str, src: str) -> bool:
+    """Whether ``said`` (an operand as a statement words it: "the length of self.field", "the
+    inf") names the operand written ``src`` (``len(self.field)``, ``_inf``)."""
+    said = said.strip()
+    if said == src:
+        return True
+    if not READ_LLM_WORDS.get():
+        return False
+    as_code = _llm_operand(said)
+    return re.fullmatch(_name_aliases(src), said) is not None or (as_code is not None and as_code[0] == src)
+
+
+_ERROR_CHECK = re.compile(r"^\s*(?:did an? ([\w.]+) occur|was an? ([\w.]+) raised|([\w.]+) raised|did an error occur"
+                          r"|did the attempt fail|exception raised|did an exception occur)\s*\??\s*$", re.I)
+
+
+def error_check(decision: str) -> str | None:
+    """The exception a try/except drawn as a check asks about ("Did a KeyError occur?",
+    "ValueError raised?"), "error" for "Did an error occur?", else ``None``."""
+    m = _ERROR_CHECK.match(decision)
+    if not m:
+        return None
+    return next((g for g in m.groups() if g), "error")
+
+
+def _error_branch(exc: str, statement: str) -> str | None:
+    """The branch a statement takes at a check on an exception: "a KeyError occurs / is raised"
+    (yes), "no KeyError occurs", "everything succeeds without an error" (no)."""
+    name = r"(?:an? )?(?:error|exception)" if exc == "error" else rf"(?:an? )?{re.escape(exc)}(?: error| exception)?"
+    if re.search(rf"\bno {name.replace('(?:an? )?', '')}\b|\bwithout (?:an? )?(?:error|exception)\b|\bsucceeds\b",
+                 statement, re.I):
+        return "no"
+    if re.search(rf"\b{name} (?:occurs|occurred|is raised|was raised|is thrown|happens)\b|\bfails\b", statement, re.I):
+        return "yes"
+    return None
+
+
+def code_condition(decision: str, program: bool = False) -> ast.expr | None:
     """The condition of a check written as code ("i < n?", "Is self._name_ is None?", "not mo?"),
     parsed by Python's ast (memoised: every rule asks it of every check; the tree is not
     changed by its readers); ``None`` for a check in words ("Is the glue dry?" does not parse,
-    "Approved?" is a capitalised word) or one with nothing code-like in it.
+    "Approved?" is a capitalised word) or one with nothing code-like in it. ``program``: the
+    check is on a program chart, where an LLM's words around plain names are code too
+    (`llm_worded_as_code`'s ``loose``).
 
     >>> ast.unparse(code_condition("Is x % 2 == 0?"))
     'x % 2 == 0'
@@ -587,8 +814,13 @@ def code_condition(decision: str) -> ast.expr | None:
     >>> code_condition("Is 'x' in 'seen'?") is None
     True
     """
+    return _code_condition(decision, program, READ_LLM_WORDS.get())
+
+
+@functools.lru_cache(maxsize=4096)
+def _code_condition(decision: str, program: bool, llm: bool) -> ast.expr | None:
     text = decision.strip().rstrip("?").strip()
-    worded = _worded_as_code(text)
+    worded = _worded_as_code(text) or (llm_worded_as_code(text, program) if llm else None)
     for candidate in (text, re.sub(r"^(?:is|if|while|check)\s+", "", text, flags=re.I), *([worded] if worded else [])):
         try:
             expr = ast.parse(candidate, mode="eval").body
@@ -602,13 +834,80 @@ def code_condition(decision: str) -> ast.expr | None:
     return None
 
 
+# what a story says of an operand in an LLM's words (codeword12): "args holds 15, 19 and 10"
+# (three items), "holds only one item", "is the same as", "is larger than", "is no less than",
+# "contains", "has the attribute", "starts with"
+_LISTED = re.compile(r"^\s*(?:holds|contains|has)\s+(-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)*\s*,?\s+and\s+-?\d+(?:\.\d+)?)"
+                     r"|^\s*(?:holds|contains|has)\s+(?:only |just )?(one|a single) (?:item|element|value|entry)\b")
+_LLM_SAYS: list[tuple[re.Pattern[str], str, Any]] = [
+    (re.compile(r"^\s*is not the same as\s+"), "cmp", ast.NotEq),
+    (re.compile(r"^\s*is the same as\s+"), "cmp", ast.Eq),
+    (re.compile(r"^\s*(?:is no less than|is not less than|is not below|is not smaller than)\s+"), "cmp", ast.GtE),
+    (re.compile(r"^\s*(?:is no more than|is not greater than|is not more than|is not above|is not larger than)\s+"),
+     "cmp", ast.LtE),
+    (re.compile(r"^\s*(?:is larger than|is bigger than)\s+"), "cmp", ast.Gt),
+    (re.compile(r"^\s*is smaller than\s+"), "cmp", ast.Lt),
+    (re.compile(r"^\s*(?:does not contain|doesn't contain)\s+"), "contains", False),
+    (re.compile(r"^\s*contains\s+"), "contains", True),
+    (re.compile(r"^\s*(?:does not have|doesn't have|lacks) the attribute\s+"), "attr", False),
+    (re.compile(r"^\s*has the attribute\s+"), "attr", True),
+    (re.compile(r"^\s*(?:does not start|doesn't start) with\s+"), "startswith", False),
+    (re.compile(r"^\s*starts with\s+"), "startswith", True),
+    (re.compile(r"^\s*(?:does not end|doesn't end) with\s+"), "endswith", False),
+    (re.compile(r"^\s*ends with\s+"), "endswith", True),
+]
+
+
+def _listed_items(rest: str) -> int | None:
+    """How many items a story lists for a sequence: "holds 15, 19 and 10" -> 3, "holds only
+    one item" -> 1; ``None`` when it lists none."""
+    m = _LISTED.match(rest)
+    if not m:
+        return None
+    return 1 if m.group(2) else len(re.findall(r"-?\d+(?:\.\d+)?", m.group(1)))
+
+
+def _said_object(rest: str) -> str:
+    """The object of a relation a story states, up to the clause's end."""
+    other = re.split(r"[,;]\s|\.\s|\.$|\s+(?:and|but|while|so)\s+", rest, maxsplit=1)[0].strip()
+    return other.rstrip(".?!")
+
+
+def _says_relation(rest: str) -> tuple[str, Any] | None:
+    """A relation an LLM's story states of an operand (`_LLM_SAYS`): ``("cmp", (op, other))``,
+    ``("contains" | "attr" | "startswith" | "endswith", (holds, other))``."""
+    for pattern, kind, what in _LLM_SAYS:
+        m = pattern.match(rest)
+        if m:
+            other = _said_object(rest[m.end():])
+            return (kind, (what, other)) if kind == "cmp" else (kind, (what, other))
+    return None
+
+
+def _relation_truth(kind: str, owner: ast.expr, other: ast.expr, statement: str) -> Any:
+    """Truth of ``other in owner`` (``contains``), ``hasattr(owner, other)`` (``attr``),
+    ``owner.startswith(other)`` / ``endswith`` from a relation the statement states of
+    ``owner`` ("'01' contains dig", "obj has the attribute '__func__'"); `_UNKNOWN` else."""
+    want = ast.unparse(other)
+    for k, fact in _operand_facts(ast.unparse(owner), statement):
+        if k == kind and same_operand(fact[1], want):
+            return fact[0]
+    return _UNKNOWN
+
+
 def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
     """What ``statement`` says about the operand written ``src``: ``("value", v)``,
     ``("truth", bool)``, ``("len", n)`` or ``("cmp", (op, other source))``, for each place it is
     named (as a whole word: "i" is not found in "if")."""
     out: list[tuple[str, Any]] = []
-    for m in re.finditer(rf"(?<![\w.\[]){re.escape(src)}(?![\w(\[])", statement):
+    llm = READ_LLM_WORDS.get()
+    named = _name_aliases(src) if llm else rf"(?<![\w.\[]){re.escape(src)}(?![\w(\[])"
+    for m in re.finditer(named, statement):
         rest = statement[m.end():]
+        listed = _listed_items(rest) if llm else None  # before a value: "holds 15, 19 and 10" lists three
+        if listed is not None:
+            out.append(("len", listed))
+            continue
         v = _SAYS_VALUE.match(rest)
         if v:
             out.append(("value", ast.literal_eval(v.group(1))))
@@ -616,7 +915,7 @@ def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
         t = _SAYS_TRUTH.match(rest)
         if t:
             word = (t.group(1) or t.group(2)).lower()
-            if word in ("none",):
+            if word == "none" or (word == "has no value" and llm):  # "x has no value": an LLM's None (codeword12)
                 out.append(("value", None))
             elif word in ("not none",):
                 out.append(("cmp", (ast.IsNot, "None")))
@@ -630,6 +929,10 @@ def _operand_facts(src: str, statement: str) -> list[tuple[str, Any]]:
         n = _SAYS_ITEMS.match(rest)
         if n:
             out.append(("len", int(n.group(1))))
+            continue
+        said = _says_relation(rest) if llm else None
+        if said is not None:
+            out.append(said)
             continue
         for pattern, op in _SAYS_COMPARE:
             c = pattern.match(rest)
@@ -693,10 +996,25 @@ def _code_truth(expr: ast.expr, statement: str, whole: bool = True) -> Any:
             if k == "cmp" and fact[0] in (ast.Is, ast.IsNot) and fact[1] == kind:
                 return fact[0] is ast.Is
         return _UNKNOWN
+    llm = READ_LLM_WORDS.get()
+    if llm and isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "hasattr" \
+            and len(expr.args) == 2:
+        return _relation_truth("attr", expr.args[0], expr.args[1], statement)
+    if llm and isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+            and expr.func.attr in ("startswith", "endswith") and len(expr.args) == 1:
+        return _relation_truth(expr.func.attr, expr.func.value, expr.args[0], statement)
     value = _code_value(expr, statement)
     if value is not _UNKNOWN:
         return bool(value)
+    if llm and isinstance(expr, (ast.Name, ast.Attribute)) and _stated_not_none(src, statement):
+        return True
     return _UNKNOWN
+
+
+def _stated_not_none(src: str, statement: str) -> bool:
+    """"x is not None" said of a name asked about as "Does x have a value?" (``x``): an LLM's
+    words for a value that is there (codeword12)."""
+    return any(kind == "cmp" and fact == (ast.IsNot, "None") for kind, fact in _operand_facts(src, statement))
 
 
 _ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -749,13 +1067,17 @@ def _compare_truth(left: ast.expr, op: type[ast.cmpop], right: ast.expr, stateme
         for kind, fact in _operand_facts(ast.unparse(left.args[0]), statement):
             if kind == "truth":
                 return (not fact) if op is ast.Eq else fact
+    if op in (ast.In, ast.NotIn) and READ_LLM_WORDS.get():  # "'01' contains dig"
+        inside = _relation_truth("contains", right, left, statement)
+        if isinstance(inside, bool):
+            return inside == (op is ast.In)
     # a comparison the statement states between the same two operands ("i is less than n")
     for kind, fact in _operand_facts(lsrc, statement):
-        if kind == "cmp" and fact[1] == rsrc:
+        if kind == "cmp" and same_operand(fact[1], rsrc):
             got = _implied(fact[0], op)
             if got is not None:
                 return got
-        if kind == "cmp" and fact[0] in (ast.Eq, ast.NotEq) and fact[1] == rsrc and op in (ast.Eq, ast.NotEq):
+        if kind == "cmp" and fact[0] in (ast.Eq, ast.NotEq) and same_operand(fact[1], rsrc) and op in (ast.Eq, ast.NotEq):
             return (fact[0] is op)
     if op in (ast.Eq, ast.NotEq) and a is not _UNKNOWN and isinstance(right, ast.Name | ast.Attribute) \
             and rsrc.isupper():
@@ -769,6 +1091,11 @@ def _compare_truth(left: ast.expr, op: type[ast.cmpop], right: ast.expr, stateme
 # "the loop has run out of items in lines")
 _LOOP_CHECK = re.compile(r"^\s*(?:(?:any\s+)?more\s+(?:items|elements|entries)\s+in|next\s+\S+\s+in|for\s+each\s+\S+\s+in"
                          r"|for\s+\S+\s+in)\s+(.+?)\s*\??\s*$", re.I)
+# an LLM's loops (codeword12): "Loop through each x in xs", "Iterate over xs", "Are there more
+# items in xs?", "For each (a, b) in xs"
+_LLM_LOOP_CHECK = re.compile(r"^\s*(?:loop\s+(?:through|over)\s+each\s+(?:\([^)]*\)|\S+)\s+in|iterate\s+(?:over|through)"
+                             r"|are\s+there\s+(?:any\s+)?more\s+\S+\s+in"
+                             r"|(?:for\s+each|next)\s+\([^)]*\)\s+in)\s+(.+?)\s*\??\s*$", re.I)
 _LOOP_GOES_ON = re.compile(r"\b(?:still|another|more|remaining|left to|next one|not (?:yet )?(?:done|finished|empty|exhausted))\b",
                            re.I)
 _LOOP_IS_OVER = re.compile(r"\b(?:every|all|run out|ran out|no (?:more |items |elements )?(?:items|elements|left)|"
@@ -778,7 +1105,7 @@ _LOOP_IS_OVER = re.compile(r"\b(?:every|all|run out|ran out|no (?:more |items |e
 def loop_sequence(decision: str) -> str | None:
     """The sequence a loop check drawn as a question walks ("lines" for "More items in lines?",
     "For each x in xs"), else ``None``."""
-    m = _LOOP_CHECK.match(decision)
+    m = _LOOP_CHECK.match(decision) or (_LLM_LOOP_CHECK.match(decision) if READ_LLM_WORDS.get() else None)
     return m.group(1).strip() if m else None
 
 
@@ -786,7 +1113,8 @@ def _loop_branch(seq: str, statement: str) -> str | None:
     """The branch a statement takes at a loop over ``seq``: a clause naming the sequence
     verbatim that says the loop goes on (``yes``) or is over (``no``)."""
     for clause in re.split(r"(?<=[.!?;])\s+", statement):
-        if re.search(rf"(?<![\w.\[]){re.escape(seq)}(?![\w(\[])", clause) is None:
+        named = _name_aliases(seq) if READ_LLM_WORDS.get() else rf"(?<![\w.\[]){re.escape(seq)}(?![\w(\[])"
+        if re.search(named, clause) is None:
             continue
         over, on = _LOOP_IS_OVER.search(clause), _LOOP_GOES_ON.search(clause)
         if over and not on:
@@ -796,7 +1124,7 @@ def _loop_branch(seq: str, statement: str) -> str | None:
     return None
 
 
-def code_branch(decision: str, statement: str) -> str | None:
+def code_branch(decision: str, statement: str, program: bool = False) -> str | None:
     """``"yes"`` / ``"no"`` when ``statement`` settles the check written as code ``decision`` by
     the values or states it gives its operands, else ``None`` (a check in words, or a variable
     named without a value: "what is x set to?" settles nothing).
@@ -815,7 +1143,10 @@ def code_branch(decision: str, statement: str) -> str | None:
     'no'
 
     """
-    expr = code_condition(decision)
+    exc = error_check(decision) if READ_LLM_WORDS.get() else None
+    if exc is not None:
+        return _error_branch(exc, statement)
+    expr = code_condition(decision, program)
     if expr is None:
         seq = loop_sequence(decision)
         return _loop_branch(seq, statement) if seq else None
@@ -877,3 +1208,99 @@ def code_step_named(text: str, statement: str) -> bool:
     if call:
         return has(call.group(1)) and re.search(r"\b(?:called|invoked|calls|runs)\b", statement) is not None
     return False
+
+
+# -- program steps as an LLM words them (2026-11-25, twelfth stretch, codeword12) --------------
+# An LLM draws a step in words ("Call getattr and store the result in prepare", "Add one to the
+# count", "Append n.id to a") and asks about it in other words ("after prepare is computed as
+# the result of getattr", "once the count goes up by one", "after n.id is added to a").
+# `step_named_in_words` matches the two by what the step does (its action, read from either
+# wording: "increment" = "add one to" = "goes up by one") and the program names both mention
+# (``self._tunnel_host`` = "the tunnel host"). Chosen on codeword12_val.
+#: action -> (how a box words it, how a statement words it)
+_STEP_ACTIONS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "increment": (re.compile(r"^(?:increment|add (?:1|one) to|increase \S+(?: \S+)* by (?:1|one)\b)|\+= ?1$|\+\+$"
+                             r"|^(\S+) = \1 \+ 1$|^move to the next", re.I),
+                  re.compile(r"\bincrement|\bgoes up by (?:1|one)\b|\b(?:one|1) is added to\b|\bincreased by (?:1|one)\b"
+                             r"|\bbumped up\b", re.I)),
+    "decrement": (re.compile(r"^(?:decrement|subtract (?:1|one) from|decrease \S+(?: \S+)* by (?:1|one)\b)|-= ?1$|--$"
+                             r"|^(\S+) = \1 - 1$", re.I),
+                  re.compile(r"\bdecrement|\bgoes down by (?:1|one)\b|\b(?:one|1) is subtracted from\b"
+                             r"|\bdecreased by (?:1|one)\b", re.I)),
+    "add": (re.compile(r"^(?:add|increase|update \S+(?: \S+)* by adding)\b|\+=", re.I),
+            re.compile(r"\bis added to\b|\bincreased by\b|\bgrows by\b|\bis extended with\b", re.I)),
+    "append": (re.compile(r"^(?:append|add \S+(?: \S+)* to the end of|extend|insert|put)\b|\.(?:append|extend|insert|add)\(",
+                          re.I),
+               re.compile(r"\bappended\b|\badded (?:at the end|to)\b|\binserted\b|\bput into\b|\bis extended\b", re.I)),
+    "assign": (re.compile(r"^(?:set|initiali[sz]e|assign|start \S+(?: \S+)* at|store|compute|get)\b|store the result in"
+                          r"|^[\w.\[\]()', ]+?\s*=\s*[^=]", re.I),
+               re.compile(r"\b(?:is|are) (?:set|initiali[sz]ed|computed|stored|assigned)\b|\bgets the value\b|\bstarts at\b",
+                          re.I)),
+    "call": (re.compile(r"^(?:call|invoke)\b|^[\w.]+\(", re.I),
+             re.compile(r"\bis called\b|\bcalls\b|\binvoked\b|\bis done\b", re.I)),
+    "return": (re.compile(r"^(?:return|exit the function)\b", re.I),
+               re.compile(r"\breturn(?:s|ed)?\b|\bgives back\b|\bexits without\b", re.I)),
+    "print": (re.compile(r"^(?:print|display|output)\b", re.I),
+              re.compile(r"\bprint(?:s|ed)?\b|\bis shown\b|\bdisplay(?:s|ed)?\b", re.I)),
+    "raise": (re.compile(r"^(?:raise|throw)\b", re.I), re.compile(r"\brais(?:e|es|ed)\b|\bthrown\b", re.I)),
+    "break": (re.compile(r"^(?:exit the loop|break|stop looping)", re.I),
+              re.compile(r"\bbreaks? out\b|\bloop is left\b", re.I)),
+    "continue": (re.compile(r"^(?:skip|continue)\b", re.I), re.compile(r"\bis skipped\b|\bskip", re.I)),
+}
+#: words of a box that are its action, not a program name
+_ACTION_WORDS = frozenset("""set initialize initialise assign start store compute get call invoke return exit the a an
+function to in at from by with and of result value values increment decrement add one increase decrease subtract update
+adding append end extend insert put into print display output raise throw error exception loop break stop looping skip
+continue next item move is as index counter message""".split())
+
+
+def _step_actions(text: str) -> set[str]:
+    """The actions a box's text does (`_STEP_ACTIONS`); an increment is also an update."""
+    found = {a for a, (box, _) in _STEP_ACTIONS.items() if box.search(text.strip())}
+    if found & {"increment", "decrement"}:
+        found -= {"add", "assign", "append"}
+    return found
+
+
+def _said_actions(statement: str) -> set[str]:
+    return {a for a, (_, said) in _STEP_ACTIONS.items() if said.search(statement)}
+
+
+def _program_names(text: str) -> set[str]:
+    """The program names a text mentions, each as its words ("tunnel host" for
+    ``self._tunnel_host`` and for "the tunnel host"; "exc info" for ``record.exc_info``)."""
+    names = set()
+    for m in re.finditer(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", text):
+        word = m.group(0)
+        if word.lower() in _ACTION_WORDS or (len(word) > 1 and word.lower() in STOPWORDS):
+            continue  # (a one-letter name is a variable: "i", "a")
+        names.add(code_name_words(word))
+    return names
+
+
+def step_named_in_words(text: str, statement: str) -> float:
+    """How surely ``statement`` names the program step ``text`` in an LLM's words: 0 unless one
+    of the step's actions is said (`_STEP_ACTIONS`) and the statement mentions the step's program
+    names; else the number of the step's names it mentions plus half their share.
+
+    >>> step_named_in_words("Add one to the count", "What happens just after count goes up by one?")
+    1.5
+    >>> step_named_in_words("Set the count to 0", "What happens just after count goes up by one?")
+    0.0
+    """
+    actions = _step_actions(text) & _said_actions(statement)
+    if not actions:
+        return 0.0
+    own = _program_names(text)
+    if not own:
+        return 0.0
+    said = _program_names(statement)
+    for name in said.copy():  # "the tunnel host" in a statement
+        said.add(name)
+    said |= {m.group(1) for m in re.finditer(r"\bthe ([a-z][a-z0-9]*(?: [a-z][a-z0-9]*){0,3}?)(?= is\b| gets\b| starts\b| goes\b| grows\b|[,.?]|$)", statement)}
+    shared = len(own & said)
+    share = shared / len(own)
+    # the step naming more of the statement's names first ("chunks = self.iterencode(o)" over
+    # "chunks = list(chunks)" for "chunks is computed as the result of self.iterencode"), then
+    # the one with fewer names left unsaid
+    return shared + 0.5 * share if share >= 0.34 else 0.0

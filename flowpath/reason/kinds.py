@@ -147,6 +147,27 @@ def read_code_kinds(chart: FlowChart) -> FlowChart:
     return chart
 
 
+# a node text written as code: an assignment or comparison ("x = 0", "i += 1", "k != 0"), a call
+# ("foo(x)", "self.fill()"), a snake_case or dotted name ("line_buf", "self.items"), an index
+# ("data[n // 2]"), a remainder or floor division ("n % 2")
+_CODE_TEXT = re.compile(r"[\w\])]\s*(?:[-+*/%]?=|==|!=|<=|>=)\s*\S|[A-Za-z_]\w*\([^)]*\)|\b[a-z]+_[a-z_]+\b"
+                        r"|\b[a-z_]\w*\.[a-z_]\w+|\b[a-z_]\w*\[[^\]]+\]|\b[a-z_]\w* (?:%|//) \w")
+
+
+def is_program_chart(chart: FlowChart) -> bool:
+    """Whether ``chart`` draws a program: two or more of its node texts hold code
+    (`_CODE_TEXT`) outside quotes. On such a chart an LLM's words around plain names are code ("Is start
+    smaller than end?", `flowpath.reason.branches.llm_worded_as_code`); generated QA,
+    codeword12_val.
+
+    >>> fc = FlowChart.from_edges([("A", "B"), ("B", "C")], {"A": "total = 0", "B": "Is start smaller than end?", "C": "print(total)"})
+    >>> is_program_chart(fc)
+    True
+    """
+    # quoted words are no code: "Write file 'log.txt'" on a chart in words (scen9_test)
+    return sum(bool(_CODE_TEXT.search(re.sub(r"'[^']*'|\"[^\"]*\"", "''", n.text or ""))) for n in chart) >= 2
+
+
 def read_entities(chart: FlowChart) -> FlowChart:
     """``chart`` with the HTML entities that its node texts and edge labels show as text
     decoded (the chart itself when none does).

@@ -25,6 +25,7 @@ from flowpath.graph import FlowChart
 from flowpath.models.base import Reasoner, Reasoning, ReasoningRequest
 from flowpath.reason.kinds import (
     branches,
+    is_program_chart,
     is_titled_start,
     mend_lost_connectors,
     node_kind,
@@ -82,6 +83,16 @@ _WALK_SPLIT = re.compile(r"\s+(?:to|until)\s+|,\s*", re.I)
 _NEXT_N = re.compile(r"\b(?:next|following) (two|three|four|2|3|4) (?:steps|actions|tasks|operations|nodes)\b", re.I)
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
 _ASKS_DECISION = re.compile(r"\b(decision|check|condition)s?\b", re.I)
+# "what decision led to that step?" asks for the check before a step; "once x is set, which
+# condition is tested?" asks for the one after it (codeword12_val)
+_LEADING_DECISION = re.compile(r"\b(?:decision|check|condition)s?\b[^?]*\b(?:led|leads?|sends?|decided?|decides)\b", re.I)
+
+
+def _asks_leading_decision(question: str) -> bool:
+    """Whether a flow question about a program step also asks which check led to it."""
+    return _LEADING_DECISION.search(question) is not None
+
+
 _DECISION_LEAD = re.compile(r"\b(which|what) (decision|check|condition|question)s?\b[^?]{0,80}?\b(before|leads?|led|sends?)\b", re.I)
 # a story that says the person chose a step ("Sophia opts for an online calculator") settles the
 # check that step is a branch of (FlowExplainBench's applied-scenario figure, docs/reasoning.md)
@@ -149,6 +160,10 @@ class _ChartContext:
         # named like a terminal ("start = i") read as code (the chart itself when it is whole)
         chart = split_merged_loops(mend_lost_connectors(turn_reversed_connectors(read_entities(read_code_kinds(chart)))))
         self.chart = chart
+        # a program's chart: an LLM's words around plain names in its checks are code (codeword12)
+        from flowpath.reason.branches import READ_LLM_WORDS
+
+        self.program = READ_LLM_WORDS.get() and is_program_chart(chart)
         items = [(n.id, n.text or n.id) for n in chart]
         self.index = NodeIndex.build(items, encoder=encoder, blend=blend)
         # embedded with the nodes, when a similarity is first needed: one forward pass
@@ -281,6 +296,12 @@ class OfflineReasoner(Reasoner):
         # "Input rmode"); False: nothing but values settles it (codereason11_val scenario 94.06 / 94.11;
         # scen10_val below)
         self.code_checks_words = True
+        # programs worded as an LLM words code (codeword12_val): checks in its words read as code
+        # (`branches.llm_worded_as_code`, plain names too on a program chart), names in words,
+        # listed items, try/except checks, steps named by a paraphrase of their action
+        # (`branches.step_named_in_words`), "which condition is tested" asking what follows;
+        # False: the eleventh stretch's code reading (febench_dev: one answer differs, below)
+        self.code_words = True
         # the path (generated QA, scen10_val): every settled check on the way to the answer is an
         # anchor of the walk, and with a settled check the walk's anchors are joined up to this
         # many edges apart (None: ``max_gap``)
@@ -371,6 +392,9 @@ class OfflineReasoner(Reasoner):
             return Reasoning([], error=f"request.chart must be a FlowChart, got {type(chart).__name__}")
         if len(chart) == 0:
             return Reasoning([], reason="the chart has no nodes", error="empty chart")
+        from flowpath.reason.branches import READ_LLM_WORDS
+
+        words = READ_LLM_WORDS.set(self.code_words)
         try:
             question, answer = request.question or "", request.answer or ""
             qtype = classify_question(question, answer)
@@ -390,6 +414,8 @@ class OfflineReasoner(Reasoner):
             return Reasoning(ids, reason=f"[{qtype}] {why}", trace=trace)
         except Exception as exc:  # per-question failure is reported, never raised
             return Reasoning([], error=f"offline reasoner failed: {type(exc).__name__}: {exc}")
+        finally:
+            READ_LLM_WORDS.reset(words)
 
     def features(self, request: ReasoningRequest) -> tuple[str, list[str], list[str], Any]:
         """What the learned node scorer sees for one statement: ``(question type, the rules'
@@ -649,7 +675,7 @@ class OfflineReasoner(Reasoner):
             for d in ctx.index.ids:
                 if node_kind(ctx.chart, d) != "decision":
                     continue
-                code = self._code_reading(chart.nodes[d].text or "", _without_embedded_questions(question))
+                code = self._code_reading(chart.nodes[d].text or "", _without_embedded_questions(question), ctx.program)
                 if code is not None:
                     taken = code or None
                 elif self._fact_mentions_check(ctx, d, q, question):
@@ -800,7 +826,7 @@ class OfflineReasoner(Reasoner):
         if self._condition_by_meaning(ctx, n, best, _condition_clauses(question)):
             return True
         for clause in _condition_clauses(question) + _condition_clauses(answer):
-            if self._code_reading(text, clause):
+            if self._code_reading(text, clause, ctx.program):
                 return True
             sc = ctx.index.scores(clause, semantic=False)
             # a clause whose words the answer's own step holds more of ("when it is time to
@@ -931,22 +957,23 @@ class OfflineReasoner(Reasoner):
         return best
 
     # -- checks written as code -----------------------------------------------------------------
-    def _code_reading(self, decision: str, statement: str) -> str | None:
+    def _code_reading(self, decision: str, statement: str, program: bool = False) -> str | None:
         """How ``statement`` settles a check written as code: ``"yes"`` / ``"no"`` by the values
         it gives the check's operands (`branches.code_branch`), ``""`` when it gives none (the
         check is then not settled: a variable named without a value settles nothing), ``None``
         for a check in words (read as before), or with ``code_checks`` off."""
         if not self.code_checks:
             return None
-        from flowpath.reason.branches import code_branch, code_condition, loop_sequence
+        from flowpath.reason.branches import code_branch, code_condition, error_check, loop_sequence
 
         seq = loop_sequence(decision)
         # a loop over a sequence written as code ("self.filters", "enumerate(lines)"), not over
-        # "the guest list"
-        if code_condition(decision) is None and (seq is None or re.search(r"\s", seq.strip()) and not
-                                                 re.search(r"[_.(\[]", seq)):
+        # "the guest list"; a try/except drawn as a check on a named exception ("Did a KeyError
+        # occur?", codeword12), not "Did an error occur?"
+        if code_condition(decision, program) is None and (not self.code_words or error_check(decision) in (None, "error")) and (
+                seq is None or re.search(r"\s", seq.strip()) and not re.search(r"[_.(\[]", seq)):
             return None
-        return code_branch(decision, statement) or ""
+        return code_branch(decision, statement, program) or ""
 
     def _code_flow(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
         """A flow question about a program, read as code is read: "if k is less than 0, what is
@@ -967,8 +994,8 @@ class OfflineReasoner(Reasoner):
         settled = []
         for d in ctx.index.ids:
             text = chart.nodes[d].text or ""
-            if node_kind(chart, d) == "decision" and code_condition(text) is not None:
-                taken = code_branch(text, ask)
+            if node_kind(chart, d) == "decision" and code_condition(text, ctx.program) is not None:
+                taken = code_branch(text, ask, ctx.program)
                 if taken is not None:
                     settled.append((d, taken))
         if len(settled) == 1 and nxt and not prev and _CONDITION_CUE.search(question):
@@ -978,6 +1005,8 @@ class OfflineReasoner(Reasoner):
                 return [d, targets[0]], f"the question settles {d}; the step on its taken branch follows"
         named = [n for n in ctx.index.ids if node_kind(chart, n) not in ("start", "end", "decision")
                  and code_step_named(chart.nodes[n].text or "", ask)]
+        if not named and ctx.program:
+            named = self._step_named_in_words(ctx, ask)
         if not named and len(settled) == 1 and prev and re.search(r"\bchecks?\b", question, re.I):
             named = [settled[0][0]]  # "... before the program checks whether code equals 'C'?"
         if len(named) != 1 or nxt == prev:
@@ -989,11 +1018,26 @@ class OfflineReasoner(Reasoner):
             return None
         other = max(near, key=lambda n: (a.get(n, 0.0), -ctx.depth.get(n, 0)))
         ids = [cur, other] if nxt else [other, cur]
-        if nxt and _ASKS_DECISION.search(question):
+        if nxt and (_asks_leading_decision(question) if self.code_words else _ASKS_DECISION.search(question)):
             led = [p for p in chart.predecessors(cur) if node_kind(chart, p) == "decision"]
             if len(led) == 1:
                 ids = [led[0], *ids]
         return ids, f"the question names {cur} as code; its neighbour"
+
+    @staticmethod
+    def _step_named_in_words(ctx: _ChartContext, statement: str) -> list[str]:
+        """The one program step a statement names in an LLM's words ("after prepare is computed
+        as the result of getattr" for "Call getattr and store the result in prepare";
+        `branches.step_named_in_words`): the best-named step when no other is named as well,
+        else none (codeword12_val)."""
+        from flowpath.reason.branches import step_named_in_words
+
+        chart = ctx.chart
+        scores = {n: step_named_in_words(chart.nodes[n].text or "", statement) for n in ctx.index.ids
+                  if node_kind(chart, n) not in ("start", "end", "decision")}
+        best = max(scores.values(), default=0.0)
+        top = [n for n, v in scores.items() if v == best]
+        return top if best > 0 and len(top) == 1 else []
 
     def _code_condition_of_step(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
         """"Under what condition does the program reach 'Return x'?", "when does f return
@@ -1013,8 +1057,8 @@ class OfflineReasoner(Reasoner):
             return None
         step = named[0]
         checks = [p for p in chart.predecessors(step) if node_kind(chart, p) == "decision"]
-        leading = [d for d in checks if code_condition(chart.nodes[d].text or "") is not None
-                   and any(cond == code_branch(chart.nodes[d].text or "", answer) and e.target == step
+        leading = [d for d in checks if code_condition(chart.nodes[d].text or "", ctx.program) is not None
+                   and any(cond == code_branch(chart.nodes[d].text or "", answer, ctx.program) and e.target == step
                            for e, cond in branches(chart, d))]
         if len(leading) == 1 or len(checks) == 1:
             d = leading[0] if len(leading) == 1 else checks[0]
@@ -1034,6 +1078,9 @@ class OfflineReasoner(Reasoner):
         named = [p for p in ctx.chart.predecessors(decision)
                  if node_kind(ctx.chart, p) not in ("start", "end", "decision")
                  and any(code_step_named(ctx.chart.nodes[p].text or "", x) for x in later)]
+        if not named and ctx.program:  # named in an LLM's words (codeword12_val)
+            named = [p for p in ctx.chart.predecessors(decision) if any(
+                p in OfflineReasoner._step_named_in_words(ctx, x) for x in later)]
         return named[0] if len(named) == 1 else None
 
     def _code_situation(self, ctx: _ChartContext, cands: list[str], settled: dict[str, str], story: str) -> list[str]:
@@ -1047,7 +1094,7 @@ class OfflineReasoner(Reasoner):
         import networkx as nx
 
         first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
-        if not self._code_reading(ctx.chart.nodes[first].text or "", story):
+        if not self._code_reading(ctx.chart.nodes[first].text or "", story, ctx.program):
             return cands  # the first check is not one the story's values settle
         before = nx.ancestors(ctx.g, first)
         return [n for n in cands if n not in before]
@@ -1071,7 +1118,7 @@ class OfflineReasoner(Reasoner):
             if node_kind(ctx.chart, d) != "decision":
                 continue
             text = chart.nodes[d].text or ""
-            code = self._code_reading(text, statement)
+            code = self._code_reading(text, statement, ctx.program)
             if code:
                 out[d] = self._branch_toward(ctx, d, code, target)
                 continue
