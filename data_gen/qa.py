@@ -902,7 +902,7 @@ STYLES = ("templated", "hard", "flowvqa", "code", "scenario", "story", "fact", "
 
 
 def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1, *, hard: bool = False,
-                         style: str | None = None) -> int:
+                         style: str | None = None, procedures: str = "shared") -> int:
     """Procedural charts + questions in the benchmark layout (chart JSON only; oracle scoring).
 
     ``style`` (one of `STYLES`; ``hard=True`` is ``style="hard"``): ``templated`` asks with
@@ -924,7 +924,9 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     (`data_gen.fact_qa.hard_fact_chart`, `make_hard_fact_questions`; a fifth of the charts are
     programs, `make_program_fact_questions`); ``howto`` draws hand-written how-to procedures
     (long steps with details, free-text checks, loops, notes, several ends) and asks fact
-    questions and applied scenarios the way an LLM writes them (`data_gen.howto_qa`)."""
+    questions and applied scenarios the way an LLM writes them (`data_gen.howto_qa`), from the
+    ``procedures`` group (``shared`` for train / val, ``held-out`` for test sets:
+    `data_gen.howto_qa.PROCEDURE_GROUPS`)."""
     from data_gen.code_qa import (
         make_code_questions,
         make_real_code_questions,
@@ -959,7 +961,7 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
             if style == "howto":
                 from data_gen.howto_qa import howto_chart, make_howto_questions
 
-                drawn = howto_chart(rng)
+                drawn = howto_chart(rng, procedures)
                 chart, domain = drawn.chart, drawn.domain
                 questions = make_howto_questions(drawn, cid, rng, per_type=per_type)
             elif style == "realcode":
@@ -1055,6 +1057,9 @@ def main(argv: list[str] | None = None) -> int:
                         "steps, checks settled by what the person does, the answer paraphrased), or fact "
                         "(fact questions only, on steps with details; data_gen/fact_qa.py), or howto "
                         "(hand-written how-to procedures asked about as an LLM would; data_gen/howto_qa.py)")
+    p.add_argument("--procedures", choices=("shared", "held-out"), default="shared",
+                   help="--style howto: draw the shared procedures (train / val sets) or the held-out ones "
+                        "no train or val set draws (test sets; data_gen/howto_procedures.py)")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")
@@ -1068,7 +1073,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if args.hard and args.style not in (None, "hard"):
             p.error(f"--hard and --style {args.style} disagree: give one of them")
-        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type, hard=args.hard, style=args.style)
+        if args.procedures != "shared" and args.style != "howto":
+            p.error("--procedures is for --style howto")
+        n = write_procedural_set(args.out, args.charts, args.seed, args.per_type, hard=args.hard, style=args.style,
+                                 procedures=args.procedures)
     print(f"wrote {n} questions to {args.out / 'questions.jsonl'}")
     return 0
 
