@@ -107,7 +107,7 @@ _NEIGHBOUR_LEAD = re.compile(r"^\s*(?:once|after|as soon as) (?:you|i|we)(?: hav
                              r"(?:what|which)\b[^?]*?\b(?:next|after|follows?)\b", re.I)
 _NEIGHBOUR_TAIL = re.compile(r"^\s*(?:what|which)\b[^?]{0,60}?\b(?:right |just |immediately |directly )?"
                              r"(?P<dir>after|before|following|preceding|prior to) (?:(?:you|i|we)(?: have)? |"
-                             r"the step (?:to|of|where you) )?(?P<x>[^?]{3,160})\?\s*$", re.I)
+                             r"the step (?:to|of|where you) )?(?P<x>[^?,]{3,160})\?\s*$", re.I)
 # a story sentence saying the person has just done a step ("He just soaked the shirt.", "Aisha
 # noted regular costs a moment ago."): "what next" then asks for that step's successor
 # ("just" before a present-tense verb or a number is "only": "the jam just runs across the plate";
