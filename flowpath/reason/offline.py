@@ -102,12 +102,14 @@ _NEIGHBOUR_STEP_ASK = re.compile(r"\bwhat should (?:you|i|we|one) do (?:right |j
                                  r"\bwhat should be done (?:right |just |immediately )?(?:after|before)\b", re.I)
 # the step a one-neighbour question names and the direction it looks: "once you X, what is the
 # next step?" (after), "what comes right after the step to X?", "which step comes just before
-# you X?"
+# you X?"; the step ends before a second question (", and what decision led to it?"), not at
+# a comma inside code ("f(a, b)")
 _NEIGHBOUR_LEAD = re.compile(r"^\s*(?:once|after|as soon as) (?:you|i|we)(?: have)? (?P<x>[^,?]{3,160}),\s*"
                              r"(?:what|which)\b[^?]*?\b(?:next|after|follows?)\b", re.I)
 _NEIGHBOUR_TAIL = re.compile(r"^\s*(?:what|which)\b[^?]{0,60}?\b(?:right |just |immediately |directly )?"
                              r"(?P<dir>after|before|following|preceding|prior to) (?:(?:you|i|we)(?: have)? |"
-                             r"the step (?:to|of|where you) )?(?P<x>[^?,]{3,160})\?\s*$", re.I)
+                             r"the step (?:to|of|where you) )?(?P<x>(?:(?!,\s*(?:and|what|which|with)\b)[^?]){3,160})\?\s*$",
+                             re.I)
 # a story sentence saying the person has just done a step ("He just soaked the shirt.", "Aisha
 # noted regular costs a moment ago."): "what next" then asks for that step's successor
 # ("just" before a present-tense verb or a number is "only": "the jam just runs across the plate";
