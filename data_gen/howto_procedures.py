@@ -538,3 +538,367 @@ more | Cook [for two more minutes|time] with the lid on ~ give it a bit longer >
 restg | Take it off the heat and leave it covered [for five minutes|time] ~ let it stand
 !fluff | Fluff the rice [with a fork|tool] before serving
 """
+
+# Held out (twelfth stretch): procedures only the test sets draw (``--held-out``), written
+# after the rules of the eleventh stretch were chosen, on topics the shared ones do not cover, so a
+# test set made from them measures how the reasoner does on procedures no rule was fitted to.
+HELD_OUT_PROCEDURES = r"""
+# wiki | checking in for an international flight
+passport | Make sure your passport is valid [for at least six months after the return date|time] ~ check the passport dates
+?visa | Does the destination require a visa for your nationality? | Yes>apply; No>online | the embassy website lists {their} country among those needing a visa / the embassy page says visitors from {their} country can enter freely
+apply | Apply for the visa [through the embassy's online portal|place] [at least four weeks before departure|time] ~ sort out the visa
+online | Check in online [24 hours before the flight|time] and choose a seat ~ do the online check-in
+?bags | Are you taking a suitcase that goes in the hold? | Yes>drop; No>security | a large wheeled case stands packed by the door / everything fits into a small backpack
+drop | Leave the suitcase [at the bag drop desk|place] [at least an hour before departure|time] ~ hand over the luggage
+security | Pass through security with liquids [in a clear plastic bag|manner] ~ go through the security check
+?delayed | Is the flight shown as delayed on the departure board? | Yes>voucher; No>!board | the screen says the departure has moved back three hours / the screen shows the flight on time with the gate open
+voucher | Ask the airline desk [for a meal voucher|purpose] and keep checking the board ~ ask the airline for help > delayed
+!board | Go to the gate [when boarding is announced|time] with your boarding pass ready
+
+# wiki | bathing a dog at home
+brush | Brush the coat [thoroughly|manner] [to remove loose hair and tangles|purpose] ~ comb out the fur
+ready | Fill the bath with [about 10 cm of lukewarm water|amount] and lay [a rubber mat|tool] on the bottom ~ run the bath
+wet | Wet the dog [from the neck down|manner] [with a handheld shower|tool] ~ soak the coat
+shampoo | Massage in [a dog shampoo|tool] and keep it away from the eyes and ears ~ lather the dog
+?skin | Does the dog have red or flaky skin? | Yes>vet; No>rinse | {they} spots bald, scaly patches on the dog's back / the skin under the fur looks pink and healthy
+vet | Finish the bath and book a visit [to the vet|place] [within the week|time] ~ have the skin checked > rinse
+rinse | Rinse [until the water runs clear|until] [so no shampoo irritates the skin|purpose] ~ wash out the soap
+towel | Squeeze out the water and rub the dog down [with an old towel|tool] ~ dry the dog off
+?longcoat | Does the dog have a long or thick coat? | Yes>dryer; No>!treat | the dog is a fluffy collie with a dense undercoat / the dog is a short-haired beagle
+dryer | Blow-dry the coat [on the coolest setting|manner] ~ use a hair dryer
+!treat | Give the dog a treat [to make bath time a good memory|purpose]
+
+# wiki | introducing a new cat to your home
+room | Set up a quiet spare room [with food, water, a litter tray and a bed|tool] ~ prepare a safe room
+arrive | Let the cat out of the carrier [in the spare room only|place] and leave it alone [for the first day|time] ~ release the cat in its room
+?hiding | Is the cat still hiding after three days? | Yes>wait; No>scent | the cat stays wedged behind the wardrobe and will not come out / the cat walks up to {them} and rubs against {their} legs
+wait | Sit quietly in the room [for 20 minutes twice a day|freq] without reaching for the cat ~ give the cat time > hiding
+scent | Swap bedding between the new cat and other pets [to mix their smells|purpose] ~ exchange blankets
+?pets | Do you already have other pets? | Yes>gate; No>explore | an older cat already lives in the flat / the new cat is the only animal in the house
+gate | Let them see each other [through a baby gate|tool] [at feeding times|time] ~ let them meet behind a barrier
+?hiss | Do the animals hiss or growl at each other? | Yes>back; No>explore | the older cat flattens its ears and spits / the two cats sniff each other calmly
+back | Go back to separate rooms [for a few more days|time] ~ separate them again > gate
+!explore | Open the doors and let the cat explore the whole home [while you supervise|manner]
+
+# wiki | giving a cat a pill
+calm | Choose a calm moment and wrap the cat [in a towel|tool] [so it cannot scratch|purpose] ~ bundle the cat up
+?treatpill | Will the cat eat the pill hidden in a treat? | Yes>!praise; No>open | the cat gulps down the pill pocket in one bite / the cat licks the treat and spits the pill onto the floor
+open | Tilt the head back gently and open the jaw [with your thumb and forefinger|tool] ~ open the mouth
+drop | Drop the pill [as far back on the tongue as possible|place] ~ place the pill
+close | Close the mouth and stroke the throat [until the cat swallows|until] ~ help it swallow
+?spit | Did the cat spit the pill out? | Yes>retry; No>water | a wet tablet turns up on the carpet a minute later / {they} checks and the mouth is empty
+retry | Wait [five minutes|time] for the cat to settle and try again ~ have another go > open
+water | Follow the pill with [a few millilitres of water from a syringe|amount] [so it does not stick in the throat|purpose] ~ give some water
+!praise | Praise the cat and offer [its favourite food|tool] as a reward
+
+# wiki | paying off credit card debt
+list | List every card [with its balance, interest rate and minimum payment|manner] ~ write down the debts
+budget | Work out how much you can pay each month [from your budget|place] ~ set a monthly amount
+?transfer | Can you get a zero-interest balance transfer card? | Yes>move; No>minimum | the bank offers {them} a card with no interest for eighteen months / every application comes back declined
+move | Move the highest-interest balance [onto the new card|place] and note the date the offer ends ~ transfer the balance
+minimum | Pay the minimum [on every card|place] [by the due date|time] ~ make the minimum payments
+extra | Put every spare pound toward [the card with the highest interest rate|place] ~ pay extra on the worst card
+?cleared | Is that card fully paid off? | Yes>next; No>extra | the statement for that card finally shows a zero balance / there is still a large balance on that card
+next | Roll the freed money onto [the card with the next highest rate|place] ~ move to the next card
+?alldone | Are all the cards paid off? | Yes>!close; No>extra | the last statement shows nothing owed on any card / two cards still carry balances
+!close | Keep one card open for emergencies and cut up the rest [to avoid new debt|purpose]
+
+# wiki | reporting a fraudulent card payment
+spot | Check your statement [in the banking app|place] for payments you did not make ~ look over the transactions
+?unknown | Is there a payment you do not recognise? | Yes>freeze; No>!nothing | a charge from a shop abroad that {they} has never heard of shows up / every payment matches a receipt in {their} wallet
+!nothing | Keep checking your statements [once a week|freq]
+freeze | Freeze the card [in the app|place] [straight away|time] ~ block the card
+phone | Call the number [on the back of the card|place] and report the payment ~ ring the bank
+?refunded | Did the bank refund the money within ten working days? | Yes>newcard; No>complain | the missing money is back in the account a week later / two weeks on, the money still has not come back
+complain | Make a formal complaint [in writing|manner] and ask for a final response ~ complain to the bank
+?final | Are you happy with the bank's final response? | Yes>newcard; No>ombudsman | the bank agrees to pay everything back with interest / the bank refuses to refund the payment
+ombudsman | Take the complaint [to the financial ombudsman|place] [within six months|time] ~ escalate to the ombudsman
+!newcard | Activate the replacement card and update any regular payments [with the new number|manner]
+
+# instruct | setting up a wireless printer
+unpack | Remove all the orange tape and packing foam [from inside the printer|place] ~ unpack the printer
+ink | Insert the ink cartridges [into the matching coloured slots|place] ~ put in the ink
+paper | Load [a stack of plain A4 paper|amount] into the tray ~ add paper
+wifi | Choose your network [on the printer's touch screen|place] and type the password ~ connect it to the Wi-Fi
+?connected | Does the screen show a wireless connection? | Yes>driver; No>router | a green tick appears beside the signal icon / the screen keeps saying the connection failed
+router | Move the printer [closer to the router|place] and restart both [to get a stronger signal|purpose] ~ bring it nearer the router > wifi
+driver | Install the printer software [from the manufacturer's website|place] on your computer ~ add the driver
+test | Print a test page [from the settings menu|place] ~ try printing
+?streaks | Does the test page come out streaky or faded? | Yes>clean; No>!done | pale lines run across the whole page / the text and colours come out crisp
+clean | Run the head cleaning cycle [from the maintenance menu|place] [up to three times|amount] ~ clean the print heads > test
+!done | Save the printer as the default and recycle the packaging
+
+# instruct | backing up a laptop to an external drive
+drive | Buy an external drive [at least twice the size of the laptop's storage|amount] ~ get a big enough disk
+plug | Plug the drive [into a USB port|place] and wait for it to appear ~ connect the disk
+?format | Does the computer ask to format the drive? | Yes>erase; No>tool | a window pops up saying the disk is not readable / the drive opens normally and shows its empty folders
+erase | Format the drive [in the disk utility|place] [using the format the laptop recommends|manner] ~ wipe the disk
+tool | Open the built-in backup tool and select the drive [as the backup destination|purpose] ~ choose the backup disk
+run | Start the first backup and keep the laptop plugged in [until it finishes|until] ~ run the backup
+?errors | Did the backup finish without errors? | Yes>restore; No>cable | a message reports that the backup completed / the progress bar stops halfway with a copy error
+cable | Try a different cable and port [to rule out a loose connection|purpose] ~ swap the cable > run
+restore | Open a few backed-up files [to prove the copy works|purpose] ~ check a file
+!schedule | Set the backup to run [every day|freq] and keep the drive [away from the laptop|place]
+
+# instruct | turning on two-step login for an email account
+settings | Open the security settings [in your account page|place] ~ go to security settings
+method | Choose [an authenticator app|tool] rather than text messages [because it is harder to intercept|purpose] ~ pick the second factor
+scan | Scan the QR code [with the app on your phone|tool] ~ link the app
+code | Type the six-digit code [before it expires after 30 seconds|time] ~ enter the code
+?accepted | Was the code accepted? | Yes>backup; No>clock | the page says two-step login is now on / the page says the code is invalid
+clock | Set the phone's clock to update [automatically|manner] [so the codes match the server|purpose] ~ fix the phone time > code
+backup | Print the backup codes and store them [in a locked drawer|place] ~ save the spare codes
+?devices | Are you signed in on other devices? | Yes>signin; No>!done | an old tablet and a work computer still use the account / the phone is the only device {they} ever uses
+signin | Sign in again on each device [with the new code|manner] ~ log back in everywhere
+!done | Log out and back in once [to check the new login works|purpose]
+
+# wiki | testing a smoke alarm
+ladder | Stand on [a sturdy step ladder|tool] below the alarm ~ get up to the alarm
+press | Press and hold the test button [for about five seconds|time] ~ push the test button
+?beep | Does the alarm sound loudly? | Yes>clean; No>battery | a piercing shriek fills the hallway / nothing happens, not even a chirp
+battery | Replace the battery [with a new 9-volt battery|tool] and test again ~ put in a fresh battery
+?works | Does it sound now? | Yes>clean; No>replace | this time the alarm blasts out / the alarm still stays silent
+replace | Fit a new alarm [of the same type|manner] [on the same base plate|place] ~ install a new unit
+clean | Vacuum the vents [with a soft brush attachment|tool] [to clear dust|purpose] ~ dust the alarm
+?age | Is the alarm more than ten years old? | Yes>!newunit; No>!note | the date on the back says it was made twelve years ago / the label shows it was fitted three years ago
+!newunit | Replace the alarm [with a sealed ten-year unit|tool] [before the next test|time]
+!note | Write the test date [on the calendar|place] and test again [every month|freq]
+
+# wiki | what to do if you smell gas at home
+windows | Open all the doors and windows [to let the gas out|purpose] ~ air the house
+*spark | Do not switch lights or appliances on or off
+valve | Turn off the gas supply [at the meter|place] [by turning the lever a quarter turn|manner] ~ shut off the gas
+?strong | Is the smell strong or is anyone feeling dizzy? | Yes>leave; No>call | {their} head starts to spin and the smell is overpowering / the smell is faint and everyone feels fine
+leave | Get everyone out of the house [straight away|time] and wait [across the street|place] ~ evacuate
+call | Call the gas emergency line [from outside the house|place] ~ ring the emergency number
+?engineer | Has the engineer found the leak? | Yes>repair; No>!safe | the engineer traces the smell to a loose pipe behind the cooker / the engineer's meter reads zero everywhere
+repair | Have [a registered gas engineer|tool] repair the fault before using gas again ~ get the leak fixed
+!safe | Follow the engineer's advice before turning the gas back on
+
+# instruct | childproofing a kitchen
+kneel | Get down [to a toddler's eye level|place] and look for hazards ~ crawl around the room
+locks | Fit [magnetic cupboard locks|tool] on every low cupboard [that holds cleaning products|place] ~ lock the cupboards
+?hob | Does the cooker have knobs at the front? | Yes>covers; No>guard | the oven knobs sit right at toddler height / the controls are on top behind the hob
+covers | Clip [knob covers|tool] over the cooker controls ~ cover the knobs
+guard | Fit a hob guard [along the front edge|place] [to stop pans being pulled down|purpose] ~ install a guard
+?cords | Do appliance cables hang over the worktop edge? | Yes>tidy; No>gate | the kettle lead dangles down by the fridge / every cable is tucked behind the appliances
+tidy | Shorten the cables [with cable ties|tool] and push them to the back ~ tidy the leads
+!gate | Fit a safety gate [across the kitchen doorway|place] [for times you are cooking|time]
+
+# wiki | preparing for a first 5K race
+plan | Pick a race [eight to ten weeks ahead|time] and print a beginner plan ~ choose a race
+run | Run [three times a week|freq] [at an easy, chatty pace|manner] ~ go for easy runs
+?pain | Do you feel sharp pain in your knees or shins? | Yes>rest; No>long | a stabbing pain shoots up {their} shin on every stride / {their} legs feel tired but nothing hurts
+rest | Rest [for three days|time] and ice the sore area [for 15 minutes|time] ~ take a break > run
+long | Add one longer run [each week|freq] [up to 5 km|amount] ~ build up the distance
+shoes | Replace worn shoes [at least two weeks before the race|time] ~ get new trainers
+taper | Cut back to short runs [in the final week|time] [so your legs are fresh|purpose] ~ ease off
+?weather | Is race day forecast to be hot? | Yes>water; No>!race | the forecast says 29 degrees by mid-morning / the forecast is cool and cloudy
+water | Drink [an extra half litre of water|amount] the evening before and carry a bottle ~ hydrate more
+!race | Start the race [at a steady pace|manner] and speed up only [in the last kilometre|place]
+
+# instruct | waxing cross-country skis
+clean | Scrape the old wax off the bases [with a plastic scraper|tool] ~ remove the old wax
+brush | Brush the bases [from tip to tail|manner] [with a brass brush|tool] ~ open the base
+?snow | Is the snow colder than minus five degrees? | Yes>cold; No>warm | the thermometer at the hut reads minus twelve / the snow is wet and slushy near freezing
+cold | Choose [a hard green wax|tool] made for cold snow ~ pick the cold wax > iron
+warm | Choose [a soft red wax|tool] made for warm snow ~ pick the warm wax
+iron | Melt the wax onto the base [with a waxing iron|tool] [at 120 degrees|temp] ~ iron it in
+cool | Let the skis cool [for at least 20 minutes|time] [at room temperature|place] ~ leave the wax to set
+scrape | Scrape off the extra wax and brush [until the base shines|until] ~ finish the base
+!test | Test the glide [on a short gentle slope|place] before a long tour
+
+# instruct | restringing a tennis racket
+cut | Cut out the old strings [starting from the centre|manner] [to keep even tension on the frame|purpose] ~ remove the old strings
+mount | Clamp the racket [in the stringing machine|place] ~ secure the frame
+mains | Thread the main strings [through the centre holes first|manner] ~ string the mains
+tension | Pull each main [to the tension printed on the frame|amount] and clamp it ~ tension the mains
+?short | Is the string too short to reach the last hole? | Yes>fresh; No>crosses | the end of the string falls a few centimetres short of the last grommet / there is still a long tail to spare
+fresh | Start again [with a fresh 12 m set|amount] and leave longer tails ~ begin with a new set > mains
+crosses | Weave the cross strings [over and under the mains|manner] ~ string the crosses
+knot | Tie off [with a starting knot|manner] at the last hole ~ finish with a knot
+?even | Do the strings feel evenly tight when pressed? | Yes>!play; No>straighten | every string springs back the same under {their} palm / one corner of the bed feels slack
+straighten | Straighten the strings [with an awl|tool] and check the tension ~ even out the strings
+!play | Hit a few balls [to let the strings settle|purpose]
+
+# wiki | registering to vote
+eligible | Check that you are old enough [on the election office website|place] ~ confirm you can vote
+?moved | Have you moved house since you last registered? | Yes>form; No>check | {they} moved into a new flat across town in the spring / {they} has lived at the same address for years
+form | Fill in the online registration form [with your new address|manner] ~ register at the new address
+id | Enter your national insurance number [to prove who you are|purpose] ~ give your ID number
+check | Look yourself up [on the electoral roll|place] ~ check the register
+?listed | Are you on the register? | Yes>postal; No>form | {their} name shows at the right address / {their} name is nowhere on the list
+?postal | Will you be away on polling day? | Yes>apply; No>!vote | {they} has a work trip booked that week / {they} will be at home all week
+apply | Apply for a postal vote [at least two weeks before the election|time] ~ request a postal vote
+!vote | Go to the polling station [printed on your poll card|place] on the day
+
+# wiki | applying for a library card
+find | Find your nearest branch [on the council website|place] and check the opening hours ~ look up the library
+docs | Bring [a photo ID and a recent utility bill|tool] [as proof of address|purpose] ~ take your documents
+?child | Is the card for a child under 16? | Yes>guardian; No>fill | the card is for {their} eight-year-old son / the card is for {them}
+guardian | Have a parent or guardian sign the form [on the child's behalf|manner] ~ get a parent's signature
+fill | Fill in the short form [at the front desk|place] ~ complete the application
+?address | Does the address on the bill match the form? | Yes>card; No>letter | the bill shows the same street and number / the bill still shows {their} old address
+letter | Come back [within two weeks|time] with a letter showing the current address ~ bring other proof > fill
+card | Pick a PIN [of four digits|amount] for the self-service machines ~ choose a PIN
+!borrow | Borrow up to [ten books at a time|amount] [for three weeks|time]
+
+# wiki | renewing car insurance
+letter | Read the renewal letter [when it arrives a month before|time] and note the new price ~ check the quote
+compare | Get quotes [from at least three comparison sites|place] ~ shop around
+?cheaper | Did you find a cheaper policy with the same cover? | Yes>call; No>accept | another insurer quotes 200 less for the same cover / every quote comes back higher
+call | Phone your insurer and ask them [to match the cheaper quote|purpose] ~ ask for a better price
+?match | Did they match the price? | Yes>accept; No>switch | the agent agrees to drop the price / the agent will not go lower
+switch | Buy the new policy and set it [to start the day the old one ends|time] ~ change insurer
+cancel | Tell the old insurer [in writing|manner] not to renew ~ stop the old policy > !docs
+accept | Let the policy renew and check the details [on the schedule|place] ~ keep the current policy
+!docs | Keep the certificate [in the glovebox|place] and the policy documents at home
+
+# wiki | stopping a nosebleed
+sit | Sit down and lean forward [slightly|manner] [so blood does not run down the throat|purpose] ~ lean forward
+pinch | Pinch the soft part of the nose [just above the nostrils|place] ~ squeeze the nose
+hold | Keep pinching [for ten minutes|time] without letting go ~ hold the pressure
+?stopped | Has the bleeding stopped? | Yes>rest; No>again | when {they} lets go, no more blood drips / blood still trickles out when {they} lets go
+again | Pinch again [for another ten minutes|time] and hold [an ice pack|tool] on the bridge of the nose ~ keep pressing longer
+?long | Has it been bleeding for more than 20 minutes? | Yes>!hospital; No>stopped | it has gone on for nearly half an hour / it has only been a quarter of an hour
+!hospital | Go to the emergency department [or call an ambulance|manner]
+rest | Avoid blowing your nose or bending down [for 24 hours|time] ~ take it easy afterwards
+!done | See a doctor if nosebleeds happen [more than once a week|freq]
+
+# wiki | helping someone who is choking
+ask | Ask them [if they are choking|manner] and encourage them to cough ~ check they are choking
+?cough | Can they cough or speak? | Yes>encourage; No>back | the man wheezes and coughs hard / the woman clutches her throat and makes no sound
+encourage | Keep encouraging them to cough and stay with them ~ let them keep coughing
+!clear | Check that the object has come out and they breathe normally
+back | Give [up to five sharp blows|amount] between the shoulder blades [with the heel of your hand|tool] ~ hit their back
+?out | Has the blockage cleared? | Yes>!checkup; No>thrust | a piece of food flies out onto the table / the person still cannot breathe
+thrust | Give [up to five abdominal thrusts|amount] [pulling inwards and upwards|manner] ~ do the Heimlich manoeuvre
+?still | Is the person still choking? | Yes>ambulance; No>!checkup | the face is turning blue / the person gasps and starts breathing again
+ambulance | Call an ambulance and repeat the back blows and thrusts [until help arrives|until] ~ phone for an ambulance
+!checkup | Tell them to see a doctor [after any abdominal thrusts|time]
+
+# wiki | treating a sprained ankle
+stop | Stop the activity and sit down [to take weight off the foot|purpose] ~ stop moving
+?bear | Can you put weight on the foot? | Yes>ice; No>xray | {they} can hobble a few steps without help / {they} cannot stand on the foot at all
+xray | Go [to an urgent care centre|place] [for an X-ray|purpose] ~ get it checked for a break
+ice | Hold an ice pack wrapped [in a tea towel|tool] on the ankle [for 20 minutes|time] ~ cool the ankle
+raise | Keep the ankle raised [above the level of your heart|place] ~ put the foot up
+wrap | Wrap the ankle [with an elastic bandage|tool] [firmly but not tightly|manner] ~ bandage it
+?swelling | Is the swelling worse after two days? | Yes>doctor; No>move | by the second day the ankle is twice its usual size / the puffiness is going down
+doctor | Book a doctor's appointment [within a day|time] ~ see a doctor
+!move | Start gentle ankle circles [twice a day|freq] [to get the joint moving again|purpose]
+
+# wiki | treating a bee sting
+away | Move away [from the hive area|place] [to avoid more stings|purpose] ~ get clear of the bees
+?allergy | Is the person having trouble breathing or swelling in the face? | Yes>pen; No>sting | {their} lips swell up and {their} breathing turns wheezy / apart from a sore red bump {they} feels fine
+pen | Use their adrenaline pen [in the outer thigh|place] and call an ambulance ~ give adrenaline
+!wait | Lay the person down and wait [for the ambulance|time]
+sting | Scrape the sting out [with the edge of a bank card|tool] [within a minute|time] ~ take out the sting
+wash | Wash the area [with soap and water|tool] ~ clean the sting
+cold | Hold [a cold compress|tool] on it [for ten minutes|time] ~ cool it down
+?itch | Is the sting very itchy the next day? | Yes>cream; No>!fine | {they} cannot stop scratching the bump / the bump has almost gone
+cream | Apply [an antihistamine cream|tool] [twice a day|freq] ~ use anti-itch cream
+!fine | Keep an eye on it [for a few days|time] for signs of infection
+
+# instruct | checking and topping up engine oil
+park | Park [on level ground|place] and wait [ten minutes|time] after switching off ~ let the engine rest
+dipstick | Pull out the dipstick, wipe it [with a clean rag|tool] and push it back in ~ clean the dipstick
+read | Pull it out again and look at where the oil reaches [between the two marks|place] ~ check the level
+?low | Is the oil below the minimum mark? | Yes>top; No>colour | the oil only reaches the tip of the dipstick / the oil sits halfway between the two marks
+top | Add oil [of the grade in the handbook|manner] [a little at a time|amount] through the filler cap ~ pour in more oil > read
+?colour | Is the oil black and gritty? | Yes>change; No>!close | the oil on the rag is thick, black and full of grit / the oil is a clear amber colour
+change | Book an oil change [at a garage|place] [within the next 500 km|time] ~ arrange an oil change
+!close | Screw the filler cap back on and shut the bonnet
+
+# instruct | replacing windscreen wiper blades
+measure | Measure the old blades [with a tape measure|tool] [to buy the right length|purpose] ~ check the size
+lift | Lift the wiper arm [away from the glass|place] ~ raise the arm
+*glass | Put a towel on the windscreen in case the arm snaps back
+?hook | Does the blade fit on a hook? | Yes>tab; No>pin | the end of the arm bends into a U shape / a small pin holds the blade in place
+tab | Press the release tab and slide the old blade [down off the hook|manner] ~ unhook the old blade
+fit | Slide the new blade onto the hook [until it clicks|until] ~ clip on the new blade > lower
+pin | Pull the blade [sideways off the pin|manner] and push the new one on ~ swap the pinned blade
+lower | Lower the arm [gently|manner] back onto the glass ~ put the arm down
+?smear | Do the wipers leave streaks? | Yes>clean; No>!done | stripes of water stay across the glass / the glass is clear after one sweep
+clean | Wipe the rubber [with rubbing alcohol|tool] and test again ~ clean the blades > smear
+!done | Recycle the old blades [at a car parts shop|place]
+
+# instruct | washing a car by hand
+shade | Park the car [in the shade|place] [so the soap does not dry in streaks|purpose] ~ find a shady spot
+rinse | Hose the car down [from the roof downwards|manner] ~ rinse off the dirt
+buckets | Fill [two buckets|tool], one with car shampoo and one with clean water ~ prepare the buckets
+wash | Wash one panel at a time [with a microfibre mitt|tool], rinsing the mitt [after each panel|freq] ~ soap the car
+?tar | Are there tar spots or bird droppings left? | Yes>remover; No>dry | black specks cling along the lower doors / the paint looks clean all round
+remover | Dab on [a tar remover|tool] and wipe it off [after a minute|time] ~ treat the stubborn spots
+dry | Dry the car [with a soft drying towel|tool] ~ wipe it dry
+?wax | Does water still bead on the paint? | Yes>!done; No>waxon | droplets form tight round beads / the water lies flat in sheets on the bonnet
+waxon | Apply [a thin coat of car wax|amount] [in small circles|manner] and buff it off ~ wax the paint
+!done | Clean the windows [with glass cleaner|tool] last
+
+# instruct | assembling a flat-pack wardrobe
+count | Lay out all the parts and check them [against the parts list|manner] ~ check the pieces
+?missing | Are any parts missing? | Yes>order; No>frame | the bag of cam locks is nowhere in the box / every screw and panel is there
+order | Order the missing parts [from the maker's website|place] and wait for them ~ get replacements
+frame | Build the frame [on its back on the floor|place] [with a helper|manner] ~ put the carcass together
+back | Nail the back panel on [to keep the frame square|purpose] ~ fix the back
+stand | Stand the wardrobe up [with two people|manner] ~ lift it upright
+?level | Does the wardrobe rock on the floor? | Yes>feet; No>doors | the wardrobe tips slightly when {they} pushes a corner / it stands firm on the carpet
+feet | Adjust the levelling feet [with a screwdriver|tool] ~ level it > level
+doors | Hang the doors and adjust the hinges [until the gaps are even|until] ~ fit the doors
+!anchor | Fix the top [to the wall|place] [with the strap supplied|tool]
+
+# wiki | cleaning an oven
+empty | Take out the racks and soak them [in hot soapy water|place] ~ remove the shelves
+paste | Mix [half a cup of baking soda|amount] with a few spoons of water [into a spreadable paste|manner] ~ make a cleaning paste
+spread | Spread the paste over the inside [with gloved hands|tool], avoiding the heating elements ~ coat the oven
+leave | Leave it [overnight|time] [to loosen the grease|purpose] ~ let it work
+wipe | Wipe the paste off [with a damp cloth|tool] ~ clear the paste
+?grease | Are there still burnt-on patches? | Yes>vinegar; No>racks | brown crusts still stick to the back wall / the enamel is clean and shiny
+vinegar | Spray [white vinegar|tool] on the patches and scrub [with a plastic scraper|tool] ~ scrub the stubborn marks > wipe
+racks | Scrub the racks, rinse them and put them back ~ clean the racks
+!heat | Run the oven [at 100 degrees|temp] [for 15 minutes|time] to dry it
+
+# wiki | making a will
+list | List what you own [including property, savings and pensions|manner] ~ write down your assets
+people | Decide who should inherit each item and who will be your executor ~ choose your heirs
+?children | Do you have children under 18? | Yes>guardian; No>simple | {they} has two young daughters / {their} children are all grown up
+guardian | Name a guardian [for the children|purpose] and ask them first ~ appoint a guardian
+?simple | Is your estate straightforward? | Yes>kit; No>solicitor | everything {they} owns is a flat and a savings account / {they} owns a business and property abroad
+kit | Write the will [using a will-writing kit|tool] ~ use a template
+solicitor | Book a meeting [with a solicitor|place] [to draft the will|purpose] ~ get legal help > sign
+sign | Sign it [in front of two witnesses|manner] who are not beneficiaries ~ have it witnessed
+!store | Keep the original [somewhere safe|place] and tell the executor where it is
+
+# instruct | making pancakes
+mix | Whisk [100 g of flour|amount], two eggs and [300 ml of milk|amount] [until smooth|until] ~ make the batter
+rest | Let the batter rest [for 30 minutes|time] ~ leave the batter
+heat | Heat a little oil [in a non-stick frying pan|place] [over a medium heat|manner] ~ warm the pan
+pour | Pour in [a small ladle of batter|amount] and tilt the pan [to coat the base|purpose] ~ add the batter
+?bubbles | Are bubbles popping on the surface and are the edges set? | Yes>flip; No>cook | little holes open all over the top / the top is still wet and shiny
+cook | Cook [for another 30 seconds|time] ~ wait a bit longer > bubbles
+flip | Flip the pancake [with a thin spatula|tool] ~ turn it over
+?more | Is there batter left? | Yes>pour; No>!serve | half the jug is still full / the jug is scraped clean
+!serve | Serve the pancakes [with lemon and sugar|tool] while warm
+
+# wiki | applying for a part-time job at a café
+cv | Update your CV [with any customer service experience|manner] ~ refresh the CV
+visit | Visit the café [in a quiet hour|time] and ask for the manager ~ drop in
+?hiring | Are they hiring at the moment? | Yes>hand; No>leave | a help wanted sign hangs in the window / the manager says the team is full
+leave | Leave your CV anyway and ask them [to keep it on file|purpose] ~ leave details
+!later | Check back [in a month|time]
+hand | Hand over your CV and offer to do a trial shift ~ apply in person
+?trial | Were you invited to a trial shift? | Yes>shift; No>!later | the manager phones to offer a Saturday trial / a week passes with no call
+shift | Arrive [ten minutes early|time] [in plain black clothes|manner] for the trial ~ do the trial shift
+!contract | Read the contract [before signing|time] and agree your hours
+
+# instruct | setting up a home router
+place | Put the router [in a central, raised spot|place] [away from thick walls|place] ~ position the router
+cable | Connect the router [to the wall socket|place] with the cable supplied ~ plug it in
+?lights | Is the internet light steady green after five minutes? | Yes>login; No>restart | the globe light glows a calm green / the light keeps flashing orange
+restart | Switch the router off [for 30 seconds|time] and on again ~ power cycle it > lights
+login | Open the admin page [in a web browser|place] using the details on the sticker ~ sign into the router
+password | Change the admin password and the Wi-Fi password [to something long and unique|manner] ~ set new passwords
+?slow | Is the connection slow in the far rooms? | Yes>mesh; No>!done | the signal drops to one bar in the back bedroom / videos stream smoothly upstairs too
+mesh | Add [a mesh extender|tool] [halfway between the router and the far room|place] ~ boost the signal
+!done | Write the new passwords down [in a safe place|place]
+"""

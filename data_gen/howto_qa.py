@@ -41,7 +41,7 @@ from typing import Any
 
 import networkx as nx
 
-from data_gen.howto_procedures import PROCEDURES
+from data_gen.howto_procedures import HELD_OUT_PROCEDURES, PROCEDURES
 from data_gen.qa import _lower_first, _q, relabel_in_flow_order, settle
 from flowpath.graph import Edge, FlowChart, Node
 
@@ -104,14 +104,18 @@ def parse_procedures(source: str = PROCEDURES) -> list[Procedure]:
     return out
 
 
-_PROCEDURES: list[Procedure] | None = None
+# "shared": the eleventh stretch's procedures, drawn by train and val sets (and by the test sets made
+# before the twelfth stretch); "held-out": procedures only test sets draw, so a test set measures
+# how rules chosen on the shared ones carry to procedures they were never fitted to
+PROCEDURE_GROUPS = {"shared": PROCEDURES, "held-out": HELD_OUT_PROCEDURES}
+_PARSED: dict[str, list[Procedure]] = {}
 
 
-def procedures() -> list[Procedure]:
-    global _PROCEDURES
-    if _PROCEDURES is None:
-        _PROCEDURES = parse_procedures()
-    return _PROCEDURES
+def procedures(group: str = "shared") -> list[Procedure]:
+    """The procedures of one of `PROCEDURE_GROUPS`."""
+    if group not in _PARSED:
+        _PARSED[group] = parse_procedures(PROCEDURE_GROUPS[group])
+    return _PARSED[group]
 
 
 @dataclass
@@ -125,11 +129,11 @@ class HowtoChart:
     steps: dict[str, Step]  # letter -> its procedure line (start / "End" nodes have none)
 
 
-def howto_chart(rng: random.Random) -> HowtoChart:
-    """One procedure drawn as a chart: Start, its lines (decisions as rhombi with their labelled
-    branches, side notes hung on their step by a dotted edge), its ends; sometimes every end
-    leads on to a shared "End" terminal."""
-    proc = rng.choice(procedures())
+def howto_chart(rng: random.Random, group: str = "shared") -> HowtoChart:
+    """One procedure of ``group`` (`PROCEDURE_GROUPS`) drawn as a chart: Start, its lines
+    (decisions as rhombi with their labelled branches, side notes hung on their step by a dotted
+    edge), its ends; sometimes every end leads on to a shared "End" terminal."""
+    proc = rng.choice(procedures(group))
     fc = FlowChart("TD")
     fc.add_node(Node("start", rng.choice(["Start", "Start", "Begin", f"Start {proc.title}"]), "stadium"))
     shared_end = rng.random() < 0.35

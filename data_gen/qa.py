@@ -929,7 +929,9 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
     (`data_gen.fact_qa.hard_fact_chart`, `make_hard_fact_questions`; a fifth of the charts are
     programs, `make_program_fact_questions`); ``howto`` draws hand-written how-to procedures
     (long steps with details, free-text checks, loops, notes, several ends) and asks fact
-    questions and applied scenarios the way an LLM writes them (`data_gen.howto_qa`);
+    questions and applied scenarios the way an LLM writes them (`data_gen.howto_qa`), from the
+    procedures train / val sets draw, or with ``held_out=True`` (test sets) from those no train
+    or val set draws (`data_gen.howto_qa.PROCEDURE_GROUPS`);
     ``factform`` asks the fact forms an LLM writes that the other styles do not (why a step is
     done, which step uses a tool, first / last steps, yes/no claims, the options at a check,
     facts in other words only: `data_gen.howto_qa.make_howto_fact_form_questions`, ``per_type``
@@ -969,7 +971,7 @@ def write_procedural_set(out: Path, n_charts: int, seed: int, per_type: int = 1,
             if style == "howto":
                 from data_gen.howto_qa import howto_chart, make_howto_questions
 
-                drawn = howto_chart(rng)
+                drawn = howto_chart(rng, "held-out" if held_out else "shared")
                 chart, domain = drawn.chart, drawn.domain
                 questions = make_howto_questions(drawn, cid, rng, per_type=per_type)
             elif style == "factform" and rng.random() < _FACTFORM_HOWTO_RATE:
@@ -1079,7 +1081,9 @@ def main(argv: list[str] | None = None) -> int:
                         "realcode (charts of real standard-library functions) or codeword (the same, "
                         "worded as an LLM words code; data_gen/code_qa.py)")
     p.add_argument("--held-out", action="store_true",
-                   help="with --style codeword: draw only the held-out fifth of the functions (test sets)")
+                   help="test sets: draw only what no train or val set draws (--style howto: the held-out "
+                        "procedures of data_gen/howto_procedures.py; --style codeword: the held-out fifth "
+                        "of the functions)")
     p.add_argument("--from-bench", type=Path, default=None,
                    help="use the charts of this benchmark-layout folder instead of procedural ones")
     p.add_argument("--limit", type=int, default=None, help="with --from-bench: at most this many charts")
@@ -1093,8 +1097,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if args.hard and args.style not in (None, "hard"):
             p.error(f"--hard and --style {args.style} disagree: give one of them")
-        if args.held_out and args.style != "codeword":
-            p.error("--held-out goes with --style codeword")
+        if args.held_out and args.style not in ("howto", "codeword"):
+            p.error("--held-out goes with --style howto or --style codeword")
         n = write_procedural_set(args.out, args.charts, args.seed, args.per_type, hard=args.hard, style=args.style,
                                  held_out=args.held_out)
     print(f"wrote {n} questions to {args.out / 'questions.jsonl'}")

@@ -104,6 +104,34 @@ _THEN = re.compile(r",?\s+(?:and\s+)?then\s+", re.I)
 _CONDITION_CUE = re.compile(r"\b(if|when|unless|whether|condition|otherwise|in case)\b", re.I)
 _NEXT_CUE = re.compile(r"\b(next|after|afterwards|following|then|subsequent|leads? to|follows)\b", re.I)
 _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must have)\b", re.I)
+# how-to questions about one neighbour of a step: "what should you do after you flush it?", "what
+# should be done before you sand the edges?" ask about the sequence (flow referential, gold: the
+# step and the neighbour; docs/reasoning.md "Gold conventions"); howflow12_val read 51 of 125 as
+# fact questions. fact9's "what is done after you X" / "what do you do just before you X" stay
+# fact questions: that generator labels them with the neighbour alone
+_NEIGHBOUR_STEP_ASK = re.compile(r"\bwhat should (?:you|i|we|one) do (?:right |just |immediately )?(?:after|before)\b|"
+                                 r"\bwhat should be done (?:right |just |immediately )?(?:after|before)\b", re.I)
+# the step a one-neighbour question names and the direction it looks: "once you X, what is the
+# next step?" (after), "what comes right after the step to X?", "which step comes just before
+# you X?"; the step ends before a second question (", and what decision led to it?"), not at
+# a comma inside code ("f(a, b)")
+_NEIGHBOUR_LEAD = re.compile(r"^\s*(?:once|after|as soon as) (?:you|i|we)(?: have)? (?P<x>[^,?]{3,160}),\s*"
+                             r"(?:what|which)\b[^?]*?\b(?:next|after|follows?)\b", re.I)
+_NEIGHBOUR_TAIL = re.compile(r"^\s*(?:what|which)\b[^?]{0,60}?\b(?:right |just |immediately |directly )?"
+                             r"(?P<dir>after|before|following|preceding|prior to) (?:(?:you|i|we)(?: have)? |"
+                             r"the step (?:to|of|where you) )?(?P<x>(?:(?!,\s*(?:and|what|which|with)\b)[^?]){3,160})\?\s*$",
+                             re.I)
+# a story sentence saying the person has just done a step ("He just soaked the shirt.", "Aisha
+# noted regular costs a moment ago."): "what next" then asks for that step's successor
+# ("just" before a present-tense verb or a number is "only": "the jam just runs across the plate";
+# "just before this, Priya managed to ..." places a step upstream, scen9_val)
+_JUST_DONE = re.compile(r"\bjust (?!\d)(?!\w+s\b)(?!(?:before|after|then|now|like|about|under|over|in|at|on|to|the|a|an)\b)(?=\w)|"
+                        r"\ba moment ago\b", re.I)
+# a story that asks what its person should do ("He just started the first row. What should Raj do
+# next?", "What does the flowchart suggest Maria should do?") is an applied scenario however short
+# (howflow12_val: 16 how-to "what next" stories of three short sentences were read as facts)
+_PERSON_ASK = re.compile(r"\b[Ww]hat (?:should|does|would|must) (?:[A-Z][a-z]+|he|she|they) (?:do|try)\b|"
+                         r"\b(?:[A-Z][a-z]+|he|she|they) should do\b")
 _QUOTED = [re.compile(r'""(.+?)""(?=[\s?.,]|$)'), re.compile(r'"([^"]{2,}?)"'), re.compile(r"[“”]([^“”]{2,}?)[“”]")]
 
 
@@ -128,7 +156,9 @@ def classify_question(question: str, answer: str = "") -> str:
     # Applied scenarios tell a story about a person and then ask what to do: several sentences.
     if (len(sentences) >= 3 and words >= 28) or (_SCENARIO_PERSON.search(q) and len(sentences) >= 2):
         return "applied_scenario"
-    if _FLOW.search(q) or _CODE_FLOW.search(q):
+    if len(sentences) >= 2 and _PERSON_ASK.search(q):
+        return "applied_scenario"
+    if _FLOW.search(q) or _CODE_FLOW.search(q) or _NEIGHBOUR_STEP_ASK.search(q):
         return "flow_referential"
     # compound questions ("what is X, and what follows") walk the flow
     if re.search(r",\s*and (what|which|with what)\b|\band what (is|was|would|will)\b", q, re.I):
@@ -363,6 +393,25 @@ class OfflineReasoner(Reasoner):
         # it: the weight of the share of that thing's words a node holds, added to its answer
         # score (generated QA, factform12_val); 0: off
         self.fact_thing_weight = 1.0
+        # a flow question about one neighbour of a step it names in other words ("once you
+        # escalate the complaint, what is the next step?") is grounded by the connected pair
+        # (step, neighbour) that the named step and the answer fit best together (generated QA,
+        # howflow12_val); False: the anchors of `_flow`
+        self.flow_neighbour_pairs = True
+        # a "what next" story that says the person has just done a step and settles no check is
+        # grounded by that step and the successor the answer names, read as a pair like
+        # `flow_neighbour_pairs` (generated QA, howflow12_val); False: `_scenario`'s anchors
+        self.scenario_just_done_pairs = True
+        # how-to stories say the step done just before the first settled check in words of their
+        # own ("he already got the car somewhere safe" for "Pull over onto flat, firm ground"): a
+        # sentence after the opening whose nearest node (raw embedding cosine, at least this) is
+        # a step leading into that check names it (generated QA; 0.2/0.3/0.4 gave howflow12_val
+        # scenarios 83.62/83.17/82.31, scen9_val 93.02/93.15/93.00, scen10_val 94.33/94.60/94.42,
+        # whose scenery sentences lie near short step texts; None: off
+        self.scenario_done_by_meaning: float | None = 0.3
+        # with no check read, such a step upstream of the answer starts the walk (generated QA,
+        # howflow12_val); False: off
+        self.scenario_situation_by_meaning = True
         self._cache: tuple[FlowChart, dict[str, Any], _ChartContext] | None = None
         self.semantic = True if encoder is not None else semantic
         self.blend = blend or SemanticBlend()
@@ -1253,8 +1302,12 @@ class OfflineReasoner(Reasoner):
     def _scenario(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str]:
         import networkx as nx
 
-        s = self._answer_scores(ctx, question, answer)
         q = self._question_scores(ctx, question)
+        if self.scenario_just_done_pairs:
+            pair = self._just_done_pair(ctx, q, question, answer)
+            if pair is not None:
+                return pair
+        s = self._answer_scores(ctx, question, answer)
         best = max(ctx.index.ids, key=lambda n: (s[n], -ctx.depth.get(n, 0)))
         # "what next" is asked after the story's situation: an answer match on the branches the
         # story takes beats an (almost) equal one elsewhere ("book the budget" matches "Plan the
@@ -1326,6 +1379,10 @@ class OfflineReasoner(Reasoner):
                     done = self._done_before(ctx, story, first, by_meaning[first])
             if done is None and self.code_checks:
                 done = self._code_done_before(ctx, story, first)
+            if done is None:
+                # (told in words of its own: "he already got the car somewhere safe")
+                done = self._step_told_by_meaning(ctx, story, {
+                    p for p in ctx.chart.predecessors(first) if node_kind(ctx.chart, p) not in ("start", "end", "decision")})
             if done is not None:
                 anchors.append(done)
             if self.scenario_settled_anchors and self._path(ctx, first, best, {}, "", taken=settled) is None:
@@ -1356,6 +1413,15 @@ class OfflineReasoner(Reasoner):
                 far = [n for n in near if dist[n] <= self.max_gap // 2 + 1 and qs[n] >= self.scenario_far_threshold]
                 if far:
                     anchors.append(max(far, key=lambda n: dist[n]))
+        if not settled and self.scenario_situation_by_meaning:
+            # no check read: a step the story says was done in words of its own ("she marked
+            # the boxes" for "Label each box with its room and contents") upstream of the answer
+            # is where the walk starts
+            reach = nx.single_source_shortest_path_length(ctx.g.reverse(copy=False), best, cutoff=self.max_gap)
+            told = self._step_told_by_meaning(ctx, story, {
+                n for n in reach if n != best and n not in untaken and node_kind(ctx.chart, n) not in ("start", "end", "decision")})
+            if told is not None and told not in anchors:
+                anchors.append(told)
         ids = self._connect(ctx, anchors, rel, question + " " + answer, taken=settled,
                             max_gap=self.scenario_walk_gap if settled else None)
         if len(ids) == 1:
@@ -1376,6 +1442,31 @@ class OfflineReasoner(Reasoner):
                 # leading to the answer is where the person stands
                 ids = [steps[0], best]
         return ids, f"path from the scenario's situation to the answer node {best}"
+
+    def _just_done_pair(self, ctx: _ChartContext, q: dict[str, float], question: str,
+                        answer: str) -> tuple[list[str], str] | None:
+        """A "what next" story ("Raj is making a tie-dye t-shirt. He just soaked the shirt. What
+        should Raj do next?") that settles no check: the step the story says was just done and
+        the successor the answer names, as `_edge_fit` pairs them (the step is told in other
+        words, and the answer often paraphrases the next one, so each end is checked by the
+        other). None when no sentence after the opening says a step was just done, when the
+        story settles a check (the answer then lies past it), or without an answer."""
+        sentences = _sentences(_story(question))
+        done = [x for x in sentences[1:] if _JUST_DONE.search(x)]
+        if len(done) != 1 or not answer.strip():
+            return None
+        if any(t is not None for t in self._settled(ctx, q, question, None).values()):
+            return None
+        fit = self._edge_fit(ctx, _JUST_DONE.sub(" ", done[0]), answer)
+        if fit is None:
+            return None
+        ids = list(fit)
+        if self.scenario_step_answers:
+            # "... and then ...": the walk goes on to the later step the answer names
+            later = self._chained_answer(ctx, question, answer, ids[-1])
+            if later != ids[-1]:
+                ids.extend(self._path(ctx, ids[-1], later, {}, "") or [later])
+        return list(dict.fromkeys(ids)), "the step the story says was just done and the next step the answer names"
 
     def _chained_answer(self, ctx: _ChartContext, question: str, answer: str, best: str) -> str:
         """How-to answers that name two steps in turn ("She should sand all edges and then put
@@ -1462,6 +1553,24 @@ class OfflineReasoner(Reasoner):
                     break
         return out
 
+    def _step_told_by_meaning(self, ctx: _ChartContext, story: str, steps: set[str]) -> str | None:
+        """The one of ``steps`` a story sentence after the opening (which names the task)
+        speaks of in words of its own: the step that is the sentence's nearest node by raw
+        embedding cosine, at least ``scenario_done_by_meaning``; the first such sentence wins.
+        None without an encoder."""
+        index = ctx.index
+        if index.encoder is None or self.scenario_done_by_meaning is None or not steps:
+            return None
+        sentences = _sentences(story)[1:]
+        if not sentences:
+            return None
+        sims = index.node_vectors() @ index.encoder.encode(sentences).T
+        for j in range(len(sentences)):
+            i = int(sims[:, j].argmax())
+            if index.ids[i] in steps and float(sims[i, j]) >= self.scenario_done_by_meaning:
+                return index.ids[i]
+        return None
+
     @staticmethod
     def _done_before(ctx: _ChartContext, story: str, decision: str, settled_at: int | None = None) -> str | None:
         """The step the story says was done just before it reached ``decision``: a direct
@@ -1504,6 +1613,10 @@ class OfflineReasoner(Reasoner):
             by_code = self._code_flow(ctx, question, answer)
             if by_code is not None:
                 return by_code
+        if self.flow_neighbour_pairs:
+            pair = self._neighbour_pair(ctx, question, answer)
+            if pair is not None:
+                return pair
         q = self._question_scores(ctx, question)
         if not re.search(r"\b(start|beginning)\b", question, re.I):
             # "starting from X" does not refer to the Start node ("start" stems alike)
@@ -1572,6 +1685,48 @@ class OfflineReasoner(Reasoner):
         ids = self._connect(ctx, anchors, rel, question + " " + answer, max_gap=len(chart) if walk else None)
         return ids, "path through the steps the statement walks"
 
+
+    def _neighbour_pair(self, ctx: _ChartContext, question: str, answer: str) -> tuple[list[str], str] | None:
+        """A question about the one step right after or before a step it names ("what should
+        you do after you flush it?", "once you escalate the complaint, what is the next step?"):
+        the edge whose tail (for "after"; its head for "before") fits the named step and whose
+        other end fits the answer best, the two fits added. How-to questions name the step in
+        other words, so the step alone is often matched to the wrong node and the anchors of
+        `_flow` then walk from it; read as a pair, each end is checked by the other. None when
+        the question is no such question (a walk, "the next two steps", a question about a
+        check) or gives no answer."""
+        if not answer.strip() or _WALK.search(question) or _NEXT_N.search(question):
+            return None
+        lead = _NEIGHBOUR_LEAD.search(question)
+        tail = None if lead else _NEIGHBOUR_TAIL.search(question)
+        if lead is None and tail is None:
+            return None
+        named = (lead or tail).group("x")  # type: ignore[union-attr]
+        if _ASKS_DECISION.search(question.replace(named, " ")):
+            return None  # "which check comes before X" asks for the check too (`_flow`)
+        forward = lead is not None or tail.group("dir").lower() in ("after", "following")  # type: ignore[union-attr]
+        fit = self._edge_fit(ctx, named, answer, forward=forward, start_named=bool(re.search(r"\b(start|beginning)\b", question, re.I)))
+        if fit is None:
+            return None
+        return list(fit), "the step the question names and the neighbour the answer names"
+
+    @staticmethod
+    def _edge_fit(ctx: _ChartContext, named: str, answer: str, *, forward: bool = True,
+                  start_named: bool = False, answer_weight: float = 1.0) -> tuple[str, str] | None:
+        """The connected pair (step, neighbour) that ``named`` (a step in other words) and
+        ``answer`` fit best together: over the chart's edges (read backwards unless
+        ``forward``), the step's fit to ``named`` plus the neighbour's fit to ``answer``
+        (lexical scores blended with embedding likeness). The Start node is no named step
+        unless ``start_named``. None on a chart with no edges."""
+        x = {n: 0.5 * v[0] + 0.5 * v[1] for n, v in ctx.index.scores(named).items()}
+        a = {n: 0.6 * v[1] + 0.4 * v[0] for n, v in ctx.index.scores(answer).items()}
+        if not start_named:
+            x.update({n: 0.0 for n in x if node_kind(ctx.chart, n) == "start"})
+        pairs = [(e.source, e.target) if forward else (e.target, e.source) for e in ctx.chart.edges
+                 if e.source != e.target]
+        if not pairs:
+            return None
+        return max(pairs, key=lambda p: (x[p[0]] + answer_weight * a[p[1]], -ctx.depth.get(p[0], 0)))
 
     def _walk_ends(self, ctx: _ChartContext, question: str) -> list[str]:
         """The two ends of a walk the question names ("from <X> to <Y>"): the text after "from"
