@@ -8,8 +8,7 @@ decodes the cached posteriors again and replays the shipped rules (`choice.learn
 `grey_print.grey_opinion`, spelling); a chart whose node readings a setting leaves as an earlier
 one did is not transcribed again. Settings: "off" (greedy decoding) and ``WHERE`` (which readers
 decode with the lexicon: ``both``, ``learned`` (cleaned crops), ``grey``) x ``MARGINS`` x
-``CANDIDATES`` x ``EXTRA_EDITS`` x ``PRIORS`` x ``KNOWN_GAINS`` x ``CHART_BONUSES`` (environment,
-comma-separated), or the list ``RULES`` (JSON: ``[["both", {"margin": 5}], ...]``). Prints one JSON line per (set,
+``CANDIDATES`` x ``PRIORS`` (environment, comma-separated), or the list ``RULES`` (JSON: ``[["both", {"margin": 5}], ...]``). Prints one JSON line per (set,
 setting): word F1, words the decoding changed, and the decoding's CPU seconds.
 """
 from __future__ import annotations
@@ -43,11 +42,7 @@ def _list(name: str, default: str, kind: Any = float) -> list[Any]:
 WHERE = _list("WHERE", "both", str)
 MARGINS = _list("MARGINS", "0,1,2,4")
 CANDIDATES = _list("CANDIDATES", "24", int)
-EXTRA_EDITS = _list("EXTRA_EDITS", "0", int)
 PRIORS = _list("PRIORS", "0")
-#: "none": known words are never replaced
-KNOWN_GAINS = [None if x == "none" else float(x) for x in _list("KNOWN_GAINS", "none", str)]
-CHART_BONUSES = _list("CHART_BONUSES", "0")
 #: the setting replayed: (where, LexiconSetting) or None (greedy)
 CONFIG: dict[str, Any] = {"rule": None}
 #: per setting: the decoding's CPU seconds and the lines it changed (counted once per chart)
@@ -134,10 +129,8 @@ class Replaying(OCRTranscriber):
 
 def main() -> None:
     seg, tr = CachedSeg(), Replaying()
-    rules: list[Any] = [None, *((w, LexiconSetting(margin=m, candidates=c, extra_edits=e, prior=p, known_gain=g,
-                                                   chart_bonus=cb))
-                                for w, m, c, e, p, g, cb in itertools.product(
-                                    WHERE, MARGINS, CANDIDATES, EXTRA_EDITS, PRIORS, KNOWN_GAINS, CHART_BONUSES))]
+    rules: list[Any] = [None, *((w, LexiconSetting(margin=m, candidates=c, prior=p))
+                                for w, m, c, p in itertools.product(WHERE, MARGINS, CANDIDATES, PRIORS))]
     if os.environ.get("RULES"):  # a JSON list of [where, {LexiconSetting fields}] instead of the product
         rules = [None, *((w, LexiconSetting(**kw)) for w, kw in json.loads(os.environ["RULES"]))]
     for s in sys.argv[1:]:

@@ -409,13 +409,13 @@ def _nearest_word(word: str, freq: Mapping[str, int]) -> str | None:
     return max((h[0] for h in hits if h[1] == fewest), key=lambda w: freq[w])
 
 
-def near_words(word: str, freq: Mapping[str, int] | None = None, *, extra_edits: int = 0) -> list[tuple[str, int]]:
+def near_words(word: str, freq: Mapping[str, int] | None = None) -> list[tuple[str, int]]:
     """``(word, edits)`` of every word of ``freq`` (default: the frequency list) within the edits
-    spelling allows for a word of ``word``'s length (`_MAX_EDITS`, `_LONG_EDITS`), plus
-    ``extra_edits``; ``word`` itself among them when ``freq`` has it."""
+    spelling allows for a word of ``word``'s length (`_MAX_EDITS`, `_LONG_EDITS`); ``word``
+    itself among them when ``freq`` has it."""
     from rapidfuzz import process
 
-    edits = _MAX_EDITS.get(len(word), _LONG_EDITS) + extra_edits
+    edits = _MAX_EDITS.get(len(word), _LONG_EDITS)
     full = frequency_words()
     pool = _by_length(len(word), edits) if freq is None or freq is full else list(freq)
     return [(h[0], int(h[1])) for h in process.extract(word, pool, scorer=Levenshtein.distance,
