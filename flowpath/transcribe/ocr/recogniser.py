@@ -260,30 +260,34 @@ class LineRecogniserEngine(OCREngine):
         decoding, then (with ``lexicon``) unknown words replaced by a dictionary word the
         network finds about as likely (`ctc_lexicon.lexicon_decode`). The confidence is the
         greedy path's either way (the choice rules, `choice.prefer_learned`, were tuned on it)."""
+        import torch
+
         if not lines:
             return []
-        log_probs, steps = self.posteriors(lines)
-        greedy = decode(log_probs, steps, self.config.charset)
-        if self.lexicon is None:
-            return greedy
-        from flowpath.transcribe.ocr.ctc_lexicon import lexicon_decode
+        # the decoding's ctc_loss too: on a busy 2-core machine a second intra-op thread made
+        # its small batches ~7x dearer in CPU time
+        before = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            log_probs, steps = self.posteriors(lines)
+            greedy = decode(log_probs, steps, self.config.charset)
+            if self.lexicon is None:
+                return greedy
+            from flowpath.transcribe.ocr.ctc_lexicon import lexicon_decode
 
-        texts = lexicon_decode(log_probs, steps, [t for t, _ in greedy], self.config.charset, self.lexicon)
+            texts = lexicon_decode(log_probs, steps, [t for t, _ in greedy], self.config.charset, self.lexicon)
+        finally:
+            torch.set_num_threads(before)
         return [(t, c) for t, (_, c) in zip(texts, greedy, strict=True)]
 
     def posteriors(self, lines: Sequence[np.ndarray]) -> tuple[Any, list[int]]:
         """The network's ``(B, T, classes)`` log-probabilities for a batch of line images, and
-        the valid output steps of each line."""
+        the valid output steps of each line (run under `read_lines`' thread setting)."""
         import torch
 
         x, steps = line_tensor(lines, self.config.height)
-        before = torch.get_num_threads()
-        torch.set_num_threads(self.threads)
-        try:
-            with torch.inference_mode():
-                out = self.model(x)
-        finally:
-            torch.set_num_threads(before)
+        with torch.inference_mode():
+            out = self.model(x)
         return out, steps
 
     def read(self, crops: Sequence[TextCrop | None]) -> list[Reading]:
