@@ -413,11 +413,23 @@ def near_words(word: str, freq: Mapping[str, int] | None = None) -> list[tuple[s
     """``(word, edits)`` of every word of ``freq`` (default: the frequency list) within the edits
     spelling allows for a word of ``word``'s length (`_MAX_EDITS`, `_LONG_EDITS`); ``word``
     itself among them when ``freq`` has it."""
+    if freq is None or freq is frequency_words():
+        return list(_near_listed_words(word))
+    return _near(word, list(freq))
+
+
+@lru_cache(maxsize=4096)
+def _near_listed_words(word: str) -> tuple[tuple[str, int], ...]:
+    """`near_words` in the frequency list, once per word: the learned readers' lexicon decoding
+    (`ctc_lexicon`) shortlists a misread, and spelling looks the same word up again when the
+    decoding left it (the search is most of either's cost)."""
+    return tuple(_near(word, _by_length(len(word), _MAX_EDITS.get(len(word), _LONG_EDITS))))
+
+
+def _near(word: str, pool: list[str]) -> list[tuple[str, int]]:
     from rapidfuzz import process
 
     edits = _MAX_EDITS.get(len(word), _LONG_EDITS)
-    full = frequency_words()
-    pool = _by_length(len(word), edits) if freq is None or freq is full else list(freq)
     return [(h[0], int(h[1])) for h in process.extract(word, pool, scorer=Levenshtein.distance,
                                                        score_cutoff=edits, limit=None)]
 
