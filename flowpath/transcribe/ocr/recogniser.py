@@ -12,6 +12,8 @@ in many Debian fonts, on plain and saturated fills, blurred and JPEG-compressed,
 into lines at blank rows (`flowpath.transcribe.ocr.engines.split_lines`), every line is scaled
 to the model's height and all lines of a batch go through the network at once. Each line comes
 back as one `Word` with its box, as rapidocr's lines do, so `text.join_lines` orders them.
+Lines are decoded greedily, and then the unknown words of each by the network's own posteriors
+against a word list (`flowpath.transcribe.ocr.ctc_lexicon`, twelfth stretch).
 
 torch is imported inside the functions that need it (``flowpath[models]``).
 """
