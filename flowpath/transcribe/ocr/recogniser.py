@@ -12,6 +12,8 @@ in many Debian fonts, on plain and saturated fills, blurred and JPEG-compressed,
 into lines at blank rows (`flowpath.transcribe.ocr.engines.split_lines`), every line is scaled
 to the model's height and all lines of a batch go through the network at once. Each line comes
 back as one `Word` with its box, as rapidocr's lines do, so `text.join_lines` orders them.
+Lines are decoded greedily, and then the unknown words of each by the network's own posteriors
+against a word list (`flowpath.transcribe.ocr.ctc_lexicon`, twelfth stretch).
 
 torch is imported inside the functions that need it (``flowpath[models]``).
 """
@@ -30,6 +32,7 @@ import cv2
 import numpy as np
 
 from flowpath.transcribe.ocr.crops import TextCrop
+from flowpath.transcribe.ocr.ctc_lexicon import SHIPPED, LexiconSetting
 from flowpath.transcribe.ocr.engines import OCREngine, Reading, split_lines
 
 if TYPE_CHECKING:
@@ -227,6 +230,8 @@ class LineRecogniserEngine(OCREngine):
         model: an already built model (tests: a random-init one); ``config`` must come with it.
         config: the model's shape.
         threads: torch intra-op threads while reading (torch's own setting is restored after).
+        lexicon: lexicon-aware decoding of unknown words (`ctc_lexicon.LexiconSetting`; the
+            default `ctc_lexicon.SHIPPED`); None: greedy decoding alone.
 
     Raises:
         MissingDependencyError: torch or safetensors is missing (``flowpath[models]``).
@@ -235,7 +240,8 @@ class LineRecogniserEngine(OCREngine):
     name = "textrec"
 
     def __init__(self, model_dir: str | Path = MODEL_DIR, *, model: Any = None,
-                 config: RecogniserConfig | None = None, threads: int = 1) -> None:
+                 config: RecogniserConfig | None = None, threads: int = 1,
+                 lexicon: LexiconSetting | None = SHIPPED) -> None:
         from flowpath.errors import require
 
         require("torch", "models", "LineRecogniserEngine")
@@ -249,22 +255,42 @@ class LineRecogniserEngine(OCREngine):
         if self.config.grey_input:  # its readings are told apart in ``meta["node_engines"]``
             self.name = "greyrec"
         self.threads = max(1, int(threads))
+        self.lexicon = lexicon
 
     def read_lines(self, lines: Sequence[np.ndarray]) -> list[tuple[str, float]]:
-        """``(text, confidence)`` of each grey line image (``0`` ink, ``255`` paper)."""
+        """``(text, confidence)`` of each grey line image (``0`` ink, ``255`` paper): greedy
+        decoding, then (with ``lexicon``) unknown words replaced by a dictionary word the
+        network finds about as likely (`ctc_lexicon.lexicon_decode`). The confidence is the
+        greedy path's either way (the choice rules, `choice.prefer_learned`, were tuned on it)."""
         import torch
 
         if not lines:
             return []
-        x, steps = line_tensor(lines, self.config.height)
+        # the decoding's ctc_loss too: on a busy 2-core machine a second intra-op thread made
+        # its small batches ~7x dearer in CPU time
         before = torch.get_num_threads()
         torch.set_num_threads(self.threads)
         try:
-            with torch.inference_mode():
-                out = self.model(x)
+            log_probs, steps = self.posteriors(lines)
+            greedy = decode(log_probs, steps, self.config.charset)
+            if self.lexicon is None:
+                return greedy
+            from flowpath.transcribe.ocr.ctc_lexicon import lexicon_decode
+
+            texts = lexicon_decode(log_probs, steps, [t for t, _ in greedy], self.config.charset, self.lexicon)
         finally:
             torch.set_num_threads(before)
-        return decode(out, steps, self.config.charset)
+        return [(t, c) for t, (_, c) in zip(texts, greedy, strict=True)]
+
+    def posteriors(self, lines: Sequence[np.ndarray]) -> tuple[Any, list[int]]:
+        """The network's ``(B, T, classes)`` log-probabilities for a batch of line images, and
+        the valid output steps of each line (run under `read_lines`' thread setting)."""
+        import torch
+
+        x, steps = line_tensor(lines, self.config.height)
+        with torch.inference_mode():
+            out = self.model(x)
+        return out, steps
 
     def read(self, crops: Sequence[TextCrop | None]) -> list[Reading]:
         per_crop = [[] if c is None else crop_lines(c.image) for c in crops]

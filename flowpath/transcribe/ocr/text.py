@@ -254,7 +254,7 @@ _TWO_LETTER_EDIT_COST = 2.0
 _LONG_EDITS = 3
 #: a word in capitals this short is an acronym (JSON, HTTP, CSV), not a misread English word;
 #: longer ones (``SMOOTHH``, a title in capitals) are still corrected
-_ACRONYM = re.compile(r"[A-Z]{3,5}")
+ACRONYM = re.compile(r"[A-Z]{3,5}")
 #: words of two letters or one a run-together reading may hold between the chart's words
 #: (`_run_together`): function words; a longer piece must be one of the chart's own words
 _SHORT_PIECES = frozenset({"a", "i", "an", "as", "at", "be", "by", "do", "if", "in", "is", "it", "no", "of",
@@ -289,7 +289,7 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
     word of three letters or more is first mended to the nearest of the chart's own words
     within the same edits (``mxaure`` -> ``mixture`` read in another node, not the more
     frequent ``mature``; measured on wild Graphviz tuning sets, docs/transcription.md, ninth
-    stretch). Acronyms (`_ACRONYM`: ``JSON``, ``HTTP``) are left alone
+    stretch). Acronyms (`ACRONYM`: ``JSON``, ``HTTP``) are left alone
     too: the list is of lower-case words and has none of them, and ``JSON`` read right became
     ``SON`` (wild PlantUML tuning sets ``pumlword9_a``/``_b``: 7 words lost, none of the
     corrected all-capital words of 3-5 letters was right); ``keep_acronyms=False`` corrects them
@@ -309,7 +309,7 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
         # a two-letter word only bare (`'pq'` in a code chart is an identifier)
         m = (re.fullmatch(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)", tok)
              or re.fullmatch(r"()([a-z]{2})([?.,:;!]*)", tok))
-        if m is None or m.group(2).lower() in freq or keep_acronyms and _ACRONYM.fullmatch(m.group(2)):
+        if m is None or m.group(2).lower() in freq or keep_acronyms and ACRONYM.fullmatch(m.group(2)):
             out.append(tok)
             continue
         word = m.group(2)
@@ -318,17 +318,17 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
             continue
         pieces = _run_together(word.lower(), chart) if chart and not word.isupper() else None
         if pieces:
-            out.append(m.group(1) + " ".join([_as_cased(word, pieces[0]), *pieces[1:]]) + m.group(3))
+            out.append(m.group(1) + " ".join([as_cased(word, pieces[0]), *pieces[1:]]) + m.group(3))
             continue
         best = (_nearest_word(word.lower(), chart) if chart and len(word) >= 3 else None) \
             or _nearest_word(word.lower(), freq)
         if best is not None:
-            tok = m.group(1) + _as_cased(word, best) + m.group(3)
+            tok = m.group(1) + as_cased(word, best) + m.group(3)
         out.append(tok)
     return " ".join(out)
 
 
-def _as_cased(word: str, new: str) -> str:
+def as_cased(word: str, new: str) -> str:
     """``new`` in the case of ``word`` (all capitals, a capital first, or lower case)."""
     if word.isupper() and len(word) > 1:
         return new.upper()
@@ -345,12 +345,12 @@ def _mend_camel(word: str, freq: Mapping[str, int], chart: Counter[str] | None) 
     parts = _CAMEL_PART.findall(word)
     if "".join(parts) != word or any(len(p) < 3 for p in parts):
         best = (_nearest_word(word.lower(), chart) if chart else None) or _nearest_word(word.lower(), freq)
-        return word if best is None else _as_cased(word, best)
+        return word if best is None else as_cased(word, best)
     mended = []
     for p in parts:
         low = p.lower()
         best = None if low in freq else (_nearest_word(low, chart) if chart else None) or _nearest_word(low, freq)
-        mended.append(p if best is None else _as_cased(p, best))
+        mended.append(p if best is None else as_cased(p, best))
     return "".join(mended)
 
 
@@ -400,18 +400,38 @@ def _within_one_edit(word: str) -> bool:
 def _nearest_word(word: str, freq: Mapping[str, int]) -> str | None:
     """The most frequent word of ``freq`` (the frequency list, or a chart's `chart_words`) at the
     fewest edits (at most the allowed) from ``word``; None when there is none."""
-    from rapidfuzz import process
-
-    edits = _MAX_EDITS.get(len(word), _LONG_EDITS)
-    pool = _by_length(len(word), edits) if freq is frequency_words() else list(freq)
-    hits = process.extract(word, pool, scorer=Levenshtein.distance,
-                           score_cutoff=edits, limit=None)
+    hits = near_words(word, freq)
     if not hits:
         return None
     if len(word) == 2:
         return max(hits, key=lambda h: math.log(freq[h[0]]) - _TWO_LETTER_EDIT_COST * h[1])[0]
     fewest = min(h[1] for h in hits)
     return max((h[0] for h in hits if h[1] == fewest), key=lambda w: freq[w])
+
+
+def near_words(word: str, freq: Mapping[str, int] | None = None) -> list[tuple[str, int]]:
+    """``(word, edits)`` of every word of ``freq`` (default: the frequency list) within the edits
+    spelling allows for a word of ``word``'s length (`_MAX_EDITS`, `_LONG_EDITS`); ``word``
+    itself among them when ``freq`` has it."""
+    if freq is None or freq is frequency_words():
+        return list(_near_listed_words(word))
+    return _near(word, list(freq))
+
+
+@lru_cache(maxsize=4096)
+def _near_listed_words(word: str) -> tuple[tuple[str, int], ...]:
+    """`near_words` in the frequency list, once per word: the learned readers' lexicon decoding
+    (`ctc_lexicon`) shortlists a misread, and spelling looks the same word up again when the
+    decoding left it (the search is most of either's cost)."""
+    return tuple(_near(word, _by_length(len(word), _MAX_EDITS.get(len(word), _LONG_EDITS))))
+
+
+def _near(word: str, pool: list[str]) -> list[tuple[str, int]]:
+    from rapidfuzz import process
+
+    edits = _MAX_EDITS.get(len(word), _LONG_EDITS)
+    return [(h[0], int(h[1])) for h in process.extract(word, pool, scorer=Levenshtein.distance,
+                                                       score_cutoff=edits, limit=None)]
 
 
 @lru_cache(maxsize=64)
