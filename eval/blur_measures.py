@@ -7,8 +7,8 @@ node text (`crops.strong_ink_share`, `crops.stroke_sharpness`: recorded as it ca
 is run) and the chart's drawn blur:
 sigma replayed from its degrade seed (`eval/grey_crop_readings.chart_blur`), JPEG quality, font
 px. Prints, per measure, how well it separates blurred charts (sigma >= ``--blurred``) from the
-rest among small-print charts (line height in [6.5, 14) px): ROC AUC and the best balanced
-accuracy with its threshold.
+rest among small-print charts (line height in [6.5, 14) px): ROC AUC (taken in the direction that
+separates them) and the best balanced accuracy with its threshold.
 """
 from __future__ import annotations
 
@@ -96,7 +96,8 @@ def report(rows: list[dict[str, Any]], blurred: float) -> None:
         a = auc(ps, ns)
         if not ps or not ns:
             continue
-        sign = 1 if a >= 0.5 else -1
+        sign = 1 if a >= 0.5 else -1  # -1: the measure is lower on blurred charts
+        a = max(a, 1 - a)
         best = (0.0, 0.0)
         for t in sorted(set(ps + ns)):
             tpr = np.mean([sign * v >= sign * t for v in ps]) if ps else 0
