@@ -1,7 +1,8 @@
-"""Blurred small print read from the uncleaned grey crop (issue 14, eleventh stretch): the grey
-crop keeps the blur's grey ramps and the text polarity made dark-on-light; the transcriber hands
-the same node boxes, uncleaned, to the grey-input recogniser on blurred small-print charts only
-(real fonts, real blur and JPEG, real torch models, real tesseract)."""
+"""Small print read from the uncleaned grey crop (issue 14, eleventh and twelfth stretches): the
+grey crop keeps the blur's grey ramps and the text polarity made dark-on-light; the transcriber
+hands the same node boxes, uncleaned, to the grey-input recogniser on small-print charts, and on
+blurred ones (`crops.stroke_sharpness`) the grey reading is the default (real fonts, real blur
+and JPEG, real torch models, real tesseract)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,24 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from flowpath.transcribe.ocr.crops import to_grey_crop, to_text_crop
+from flowpath.transcribe.ocr.crops import (
+    color_distance,
+    edge_energy,
+    fill_color,
+    glyph_depth,
+    stroke_sharpness,
+    to_grey_crop,
+    to_text_crop,
+)
 from flowpath.transcribe.ocr.engines import Reading, split_lines
 from flowpath.transcribe.ocr.grey_print import (
+    BLURRED_GREY_MARGIN,
     GREY_FLOOR,
     GREY_MARGIN,
-    GREY_SHARE_FROM,
+    grey_margin,
     grey_opinion,
     in_grey_window,
+    is_blurred,
 )
 from tests.markers import require_torch
 from tests.transcribe.markers import require_tesserocr
@@ -71,11 +82,31 @@ def test_the_grey_crop_is_dark_on_light_and_keeps_the_blurs_grey_levels():
     assert to_grey_crop(np.full((30, 80, 3), 200, np.uint8), None, line_height=10.0) is None  # no ink
 
 
-def test_the_grey_window_is_blurred_small_print():
-    assert in_grey_window(9.7, 0.97) and in_grey_window(6.9, 1.0) and in_grey_window(12.5, GREY_SHARE_FROM)
-    assert not in_grey_window(9.7, 0.7)  # sharp small print keeps the cleaned-crop readings
-    assert not in_grey_window(20.0, 1.0) and not in_grey_window(None, 1.0)
-    assert in_grey_window(9.7, 0.5, share_from=0.0)  # 0: every small-print chart
+def test_the_grey_window_is_small_print():
+    assert in_grey_window(9.7) and in_grey_window(6.9) and in_grey_window(12.5)
+    assert not in_grey_window(20.0) and not in_grey_window(None) and not in_grey_window(5.5)
+
+
+def _sharpness(rgb: np.ndarray) -> float | None:
+    """`crops.stroke_sharpness` of one node's crop, measured as the transcriber measures it."""
+    inside = np.ones(rgb.shape[:2], bool)
+    fill = fill_color(rgb, inside)
+    dist = color_distance(rgb, fill)
+    ink = dist > 60
+    return stroke_sharpness([edge_energy(glyph_depth(rgb, fill, dist, ink), ink, inside)])
+
+
+@needs_serif
+def test_stroke_sharpness_tells_blurred_print_from_sharp_print():
+    # 10-px serif saved as JPEG 60: sharp, and blurred as the wild degrade pass blurs (sigma 0.8);
+    # dark on a pale fill and white on a saturated red one (the measure is free of the contrast)
+    for fill, ink in (((250, 250, 245), (10, 10, 10)), ((176, 32, 40), (255, 255, 255))):
+        sharp = _sharpness(_blurred_line("Check the water level", 10, fill, ink, 0.0))
+        blurred = _sharpness(_blurred_line("Check the water level", 10, fill, ink, 0.8))
+        assert sharp is not None and blurred is not None and blurred < sharp
+        assert is_blurred(blurred) and not is_blurred(sharp), (blurred, sharp)
+        assert grey_margin(blurred) == BLURRED_GREY_MARGIN and grey_margin(sharp) == GREY_MARGIN
+    assert not is_blurred(None) and stroke_sharpness([]) is None
 
 
 def test_the_grey_reading_replaces_the_kept_one_only_when_surer_and_over_its_floor():
@@ -146,10 +177,12 @@ def test_the_transcriber_hands_blurred_small_print_uncleaned_to_the_grey_recogni
         def __init__(self) -> None:
             super().__init__(workers=1)
             self.seen: list[list] = []
+            self.margins: list[float] = []
 
-        def grey_read(self, grey_crops, readings):
+        def grey_read(self, grey_crops, readings, margin=GREY_MARGIN):
             self.seen.append(grey_crops)
-            return super().grey_read(grey_crops, readings)
+            self.margins.append(margin)
+            return super().grey_read(grey_crops, readings, margin)
 
     tr = Recording()
     if not (GREY_MODEL_DIR / "model.safetensors").is_file():  # weights not installed: a real tiny one
@@ -159,15 +192,17 @@ def test_the_transcriber_hands_blurred_small_print_uncleaned_to_the_grey_recogni
         config = RecogniserConfig(height=16, channels=[4, 4, 8, 8, 8, 8], hidden=8, layers=1, grey_input=True)
         tr._grey = LineRecogniserEngine(model=build_model(config), config=config)
     assert tr._grey_or_none() is not None and tr._grey_or_none().name == "greyrec"
-    # blurred 7-px print: measured 6.9 px, its ink all strong ink (`crops.strong_ink_share`)
+    # blurred 7-px print: measured 6.9 px, its glyph edges blurred (`crops.stroke_sharpness`): the
+    # grey reading is the default there
     blurred = tr([_blurred_small_chart(0.5)])[0]
-    assert len(tr.seen) == 1 and len(tr.seen[0]) == 2
+    assert len(tr.seen) == 1 and len(tr.seen[0]) == 2 and tr.margins == [BLURRED_GREY_MARGIN]
     for crop in tr.seen[0]:  # each node's own box, uncleaned: dark-on-light grey with its ramps
         assert crop is not None and (crop.image < 60).any() and ((crop.image > 80) & (crop.image < 200)).any()
     assert set(blurred.meta["node_engines"].values()) <= {"tesseract", "rapidocr", "textrec", "greyrec"}
-    # the same print unblurred (an anti-aliased rim: a lower share) keeps its cleaned-crop readings
+    # the same print unblurred is read from its grey crops too, but the grey reading has to be
+    # surer than the cleaned crop's readings to replace them
     tr([_blurred_small_chart(0.0)])
-    assert len(tr.seen) == 1
+    assert len(tr.seen) == 2 and tr.margins[1] == GREY_MARGIN
     # and with the learned recogniser off there is no grey step either
     off = Recording()
     off.learned = False

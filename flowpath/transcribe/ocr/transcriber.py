@@ -55,7 +55,10 @@ from flowpath.transcribe.ocr.crops import (
     TextCrop,
     chart_line_height,
     color_distance,
+    edge_energy,
     fill_color,
+    glyph_depth,
+    stroke_sharpness,
     strong_ink,
     strong_ink_share,
     to_grey_crop,
@@ -63,7 +66,13 @@ from flowpath.transcribe.ocr.crops import (
     to_text_crop,
 )
 from flowpath.transcribe.ocr.engines import OCREngine, RapidOCREngine, Reading, TesseractEngine
-from flowpath.transcribe.ocr.grey_print import grey_opinion, in_grey_window
+from flowpath.transcribe.ocr.grey_print import (
+    GREY_BELOW,
+    GREY_MARGIN,
+    grey_margin,
+    grey_opinion,
+    in_grey_window,
+)
 from flowpath.transcribe.shapes import classify_shape
 
 logger = logging.getLogger(__name__)
@@ -130,10 +139,10 @@ class OCRTranscriber(Transcriber):
             (``flowpath[models]``), imported only when a chart has such print: without it
             tesseract/rapidocr read small print and a note is logged once per process.
             ``False`` (CLI: ``--transcriber-arg learned=false``) turns it off.
-        grey: ``auto`` also reads blurred small print (`grey_print.in_grey_window`) from the
-            node's uncleaned grey crop (`crops.to_grey_crop`) with the grey-input recogniser
+        grey: ``auto`` also reads small print (`grey_print.in_grey_window`) from the node's
+            uncleaned grey crop (`crops.to_grey_crop`) with the grey-input recogniser
             (`recogniser.GREY_MODEL_DIR`) and keeps its reading where `grey_print.grey_opinion`
-            says so (weights shipped in ``flowpath/resources/text_recogniser_grey``, its card).
+            says so, by default on blurred charts (`grey_print.grey_margin`) (weights shipped in ``flowpath/resources/text_recogniser_grey``, its card).
             ``False`` turns it off; it is off with ``learned=False``, or when torch or the
             weights are missing.
         beside_labels: a branch label standing beside its line at a decision's vertex is left
@@ -254,9 +263,11 @@ class OCRTranscriber(Transcriber):
                 return None
         return self._learned
 
-    def grey_read(self, grey_crops: list[TextCrop | None], readings: list[Reading]) -> list[Reading]:
-        """The grey recogniser's opinion on a chart in its window (`grey_print.grey_opinion`)."""
-        return grey_opinion(grey_crops, readings, self._grey_or_none)
+    def grey_read(self, grey_crops: list[TextCrop | None], readings: list[Reading],
+                  margin: float = GREY_MARGIN) -> list[Reading]:
+        """The grey recogniser's opinion on a chart in its window (`grey_print.grey_opinion`);
+        ``margin``: `grey_print.grey_margin` of the chart."""
+        return grey_opinion(grey_crops, readings, self._grey_or_none, margin=margin)
 
     def _grey_or_none(self) -> OCREngine | None:
         """The grey-input recogniser, loaded on first need; None (and the step off) when torch or
@@ -323,6 +334,7 @@ class OCRTranscriber(Transcriber):
         interiors: list[tuple[int, int, int, int, np.ndarray] | None] = []
         glyph_ink = []
         glyph_strong = []  # the glyphs where a gradient or a blur ran them together in glyph_ink
+        glyph_edges = []  # (depth, ink, interior): how sharp the glyphs' edges are (`edge_energy`)
         shapes: dict[int, str] = {}
         for i, r in enumerate(page.regions):
             x0, y0 = max(int(np.floor(r.bbox[0])), 0), max(int(np.floor(r.bbox[1])), 0)
@@ -340,7 +352,9 @@ class OCRTranscriber(Transcriber):
                 if shapes[i] == "rect":
                     inner = _regain_clipped_lines(inner, ink, shrink)
                 glyph_ink.append(ink & inner)
-                glyph_strong.append(strong_ink(rgb, fill, dist, glyph_ink[-1], inner))
+                depth = glyph_depth(rgb, fill, dist, glyph_ink[-1])
+                glyph_strong.append(strong_ink(rgb, fill, dist, glyph_ink[-1], inner, depth))
+                glyph_edges.append((depth, glyph_ink[-1], inner))
             interiors.append((x0, y0, x1, y1, inner))
         # the glyphs' strong ink where a gradient or a blur ran them together (`chart_line_height`):
         # the node text and the connector steps both scale by this one height
@@ -348,6 +362,11 @@ class OCRTranscriber(Transcriber):
         # blurred small print measures shorter than it is drawn: its window opens lower
         share = strong_ink_share(glyph_ink, glyph_strong)
         small_from = small_print_from(share)
+        # small print is read from its grey crops too, by default where it is blurred
+        # (`grey_print.grey_margin`); the edges are measured on small print only (a Sobel and a
+        # Laplacian per node)
+        sharpness = (stroke_sharpness([edge_energy(*e) for e in glyph_edges]) if line_h < GREY_BELOW
+                     else None)
 
         crop_cpu: list[float] = []
 
@@ -358,14 +377,14 @@ class OCRTranscriber(Transcriber):
                      for it in interiors]
             crop_cpu.append(time.thread_time() - t)
             readings = self.read(crops, line_h, small_from)
-            if self.grey and self.learned and self.engine == "auto" and in_grey_window(line_h, share):
-                # blurred small print: the same node boxes, uncleaned, for the grey recogniser
+            if self.grey and self.learned and self.engine == "auto" and in_grey_window(line_h):
+                # small print: the same node boxes, uncleaned, for the grey recogniser
                 t = time.thread_time()
                 grey = [None if it is None or c is None else
                         to_grey_crop(page.img[it[1]:it[3], it[0]:it[2]], it[4], line_height=line_h)
                         for it, c in zip(interiors, crops, strict=True)]
                 crop_cpu.append(time.thread_time() - t)
-                readings = self.grey_read(grey, readings)
+                readings = self.grey_read(grey, readings, grey_margin(sharpness))
             return readings
 
         # node crops are cleaned and read while the edge labels and connectors are traced:
