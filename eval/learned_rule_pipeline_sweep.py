@@ -11,7 +11,8 @@ one JSON line per (set, margin, floor): overall and per style family word F1.
 
 ``LEARNED_MODELS`` (``name=folder``, comma-separated; default the shipped model) compares
 recogniser weights in the full pipeline: each model's readings are cached beside the others',
-the segmentation and steps 1-2 are shared, and every (set, model, margin, floor) is one line::
+the segmentation and steps 1-2 are shared, and every (set, model, margin, floor) is one line
+(``GREY_MODEL``: the grey step's weights, default the shipped `recogniser.GREY_MODEL_DIR`)::
 
     LEARNED_MODELS=shipped=flowpath/resources/text_recogniser,new=RUN/checkpoint-600 MARGINS=0 \
         FLOORS=0.7 python eval/learned_rule_pipeline_sweep.py /work/data/textrec10_puml
@@ -126,6 +127,10 @@ class CachedSeg:
 def main() -> None:
     models = dict(item.split("=", 1) for item in os.environ["LEARNED_MODELS"].split(",")) \
         if os.environ.get("LEARNED_MODELS") else {}
+    if os.environ.get("GREY_MODEL"):
+        from flowpath.transcribe.ocr import recogniser
+
+        recogniser.GREY_MODEL_DIR = Path(os.environ["GREY_MODEL"])  # read when the grey step first loads
     seg, tr = CachedSeg(), Replaying(models)
     out = []
     for s in sys.argv[1:]:
