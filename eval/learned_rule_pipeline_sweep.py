@@ -8,10 +8,19 @@ the segmentation, the readings of steps 1-2 of `flowpath.transcribe.ocr.choice` 
 recogniser's readings are cached per chart, each setting replays `choice.prefer_learned` on them,
 and a chart whose choices a setting leaves as an earlier one did is not transcribed again. Prints
 one JSON line per (set, margin, floor): overall and per style family word F1.
+
+``LEARNED_MODELS`` (``name=folder``, comma-separated; default the shipped model) compares
+recogniser weights in the full pipeline: each model's readings are cached beside the others',
+the segmentation and steps 1-2 are shared, and every (set, model, margin, floor) is one line
+(``GREY_MODEL``: the grey step's weights, default the shipped `recogniser.GREY_MODEL_DIR`)::
+
+    LEARNED_MODELS=shipped=flowpath/resources/text_recogniser,new=RUN/checkpoint-600 MARGINS=0 \
+        FLOORS=0.7 python eval/learned_rule_pipeline_sweep.py /work/data/textrec10_puml
 """
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -28,7 +37,7 @@ from flowpath.transcribe.ocr import OCRTranscriber, choice  # noqa: E402
 
 MARGINS = [float(x) for x in os.environ.get("MARGINS", "-0.15,-0.1,-0.05,0").split(",")]
 FLOORS = [float(x) for x in os.environ.get("FLOORS", "0.8,0.75,0.7").split(",")]
-CONFIG = {"margin": -0.15, "floor": 0.8}
+CONFIG: dict[str, object] = {"margin": -0.15, "floor": 0.8, "model": "shipped"}
 
 
 def crop_key(crops) -> str:
@@ -39,20 +48,33 @@ def crop_key(crops) -> str:
 
 
 class Replaying(OCRTranscriber):
-    def __init__(self) -> None:
+    def __init__(self, models: dict[str, str] | None = None) -> None:
         super().__init__()
+        self.models = models or {}  # name -> folder; none: the shipped model, named "shipped"
+        self.engines: dict[str, object] = {}
         self.cache: dict[str, tuple] = {}
         self.path_key: dict[str, str] = {}
         self.memo: dict[tuple, object] = {}
         self.current = ""
         self.replayed = 0
 
+    def learned_engine(self):
+        name = str(CONFIG["model"])
+        if name not in self.models:
+            return self._learned_or_none()
+        if name not in self.engines:
+            from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
+
+            self.engines[name] = LineRecogniserEngine(self.models[name])
+        return self.engines[name]
+
     def signature(self, k: str) -> tuple:
-        readings, learned = self.cache[k]
+        readings, learned = self.cache[k][0], self.cache[k][1].get(CONFIG["model"])
         if learned is None:
             return ()
         choice.LEARNED_MARGIN["tesseract"] = CONFIG["margin"]
-        return tuple(choice.prefer_learned(a, b, floor=CONFIG["floor"]) for a, b in zip(readings, learned, strict=True))
+        takes = tuple(choice.prefer_learned(a, b, floor=CONFIG["floor"]) for a, b in zip(readings, learned, strict=True))
+        return (CONFIG["model"], *takes)  # the same choices with another model: other text (and alternates)
 
     def __call__(self, charts):
         (chart,) = charts
@@ -72,15 +94,17 @@ class Replaying(OCRTranscriber):
     def read(self, crops, line_height=None, small_from=choice.SMALL_PRINT_FROM):
         k = crop_key(crops)
         if k not in self.cache:
-            readings = self._second_opinion(crops, self.tesseract.read(crops))
+            self.cache[k] = (self._second_opinion(crops, self.tesseract.read(crops)), {})
+        by_model = self.cache[k][1]
+        if CONFIG["model"] not in by_model:
             learned = None
             if (line_height is not None and small_from <= line_height < choice.SMALL_PRINT_BELOW
                     and any(c is not None for c in crops)):
-                eng = self._learned_or_none()
+                eng = self.learned_engine()
                 learned = eng.read(crops) if eng is not None else None
-            self.cache[k] = (readings, learned)
+            by_model[CONFIG["model"]] = learned
         self.path_key[self.current] = k
-        readings, learned = self.cache[k]
+        readings, learned = self.cache[k][0], by_model[CONFIG["model"]]
         if learned is None:
             return list(readings)
         choice.LEARNED_MARGIN["tesseract"] = CONFIG["margin"]
@@ -101,19 +125,25 @@ class CachedSeg:
 
 
 def main() -> None:
-    seg, tr = CachedSeg(), Replaying()
+    models = dict(item.split("=", 1) for item in os.environ["LEARNED_MODELS"].split(",")) \
+        if os.environ.get("LEARNED_MODELS") else {}
+    if os.environ.get("GREY_MODEL"):
+        from flowpath.transcribe.ocr import recogniser
+
+        recogniser.GREY_MODEL_DIR = Path(os.environ["GREY_MODEL"])  # read when the grey step first loads
+    seg, tr = CachedSeg(), Replaying(models)
     out = []
     for s in sys.argv[1:]:
-        for m in MARGINS:
-            for f in FLOORS:
-                CONFIG.update(margin=m, floor=f)
-                rep = evaluate_transcription(Path(s), tr, segmenter=seg)
-                row = {"set": Path(s).name, "margin": m, "floor": f, "word_F1": rep["overall"].get("word_f1"),
-                       "by_family": {k: v.get("word_f1") for k, v in rep.get("by_family", {}).items()},
-                       "failed": len(rep["failures"])}
-                out.append(row)
-                u = resource.getrusage(resource.RUSAGE_SELF)
-                print(json.dumps(row), f"cpu={u.ru_utime + u.ru_stime:.0f}", flush=True)
+        for name, m, f in itertools.product(models or ["shipped"], MARGINS, FLOORS):
+            CONFIG.update(margin=m, floor=f, model=name)
+            rep = evaluate_transcription(Path(s), tr, segmenter=seg)
+            row = {"set": Path(s).name, "model": name, "margin": m, "floor": f,
+                   "word_F1": rep["overall"].get("word_f1"),
+                   "by_family": {k: v.get("word_f1") for k, v in rep.get("by_family", {}).items()},
+                   "failed": len(rep["failures"])}
+            out.append(row)
+            u = resource.getrusage(resource.RUSAGE_SELF)
+            print(json.dumps(row), f"cpu={u.ru_utime + u.ru_stime:.0f}", flush=True)
     print("load", os.getloadavg())
 
 

@@ -20,6 +20,7 @@ The final model (``model.safetensors`` + ``config.json`` + ``train_record.json``
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import sys
 import time
@@ -64,6 +65,17 @@ class TextRecTrainConfig(CommonTrainingArguments):
     # feed the network the uncleaned grey line (`crops.to_grey_crop`) instead of the cleaned one
     # (every training and validation line; saved in config.json as ``grey_input``)
     grey_input: bool = False
+    # real-render lines (`training.render_lines`: node text of generated charts cut as the
+    # transcriber cuts it, clean or grey crops as ``grey_input`` says): folders of its output, and
+    # the share of training lines drawn from them (the rest are synthetic as above; 0: none)
+    real_lines: list[str] = field(default_factory=list)
+    real_share: float = 0.0
+    # held-out real-render line folders (own seeds): validation CER on them, logged as
+    # val_cer_real and per renderer / blur band (val_cer_real/<renderer>, val_cer_real/blur<band>)
+    real_val: list[str] = field(default_factory=list)
+    # keep real-render lines (training and validation) of charts whose line height is under this
+    # (px; the recognisers read small print only); none: every line
+    real_max_line_h: float | None = None
 
     def check(self) -> None:
         self.check_common()
@@ -80,6 +92,13 @@ class TextRecTrainConfig(CommonTrainingArguments):
         if not 4 <= self.blur_min_font_px <= self.blur_max_font_px:
             raise ConfigError("need 4 <= blur_min_font_px <= blur_max_font_px, "
                               f"got {self.blur_min_font_px}, {self.blur_max_font_px}")
+        if not 0 <= self.real_share <= 1:
+            raise ConfigError(f"real_share must be in [0, 1], got {self.real_share}")
+        if self.real_share > 0 and not self.real_lines:
+            raise ConfigError("real_share > 0 needs real_lines (training/render_lines.py output folders)")
+        for folder in [*self.real_lines, *self.real_val]:
+            if not (Path(folder) / "lines.jsonl").is_file():
+                raise ConfigError(f"{Path(folder) / 'lines.jsonl'} is missing (training/render_lines.py)")
         if not 4 <= self.wild_min_font_px <= self.wild_max_font_px:
             raise ConfigError("need 4 <= wild_min_font_px <= wild_max_font_px, "
                               f"got {self.wild_min_font_px}, {self.wild_max_font_px}")
@@ -130,6 +149,19 @@ def evaluate(model: Any, lines: list[Any], texts: list[str], config: Any, batch:
     return cer(pred, texts)
 
 
+def evaluate_real(model: Any, real: Any, config: Any) -> dict[str, float]:
+    """CER on held-out real-render lines (`training.render_lines.RealLines`): all of them
+    (``val_cer_real``), per renderer and per blur band of the chart's wild degrade pass."""
+    from eval.grey_crop_readings import band
+
+    groups: dict[str, list[Any]] = {"": real.lines}
+    for line in real.lines:
+        groups.setdefault(f"/{line.renderer}", []).append(line)
+        groups.setdefault(f"/blur{band({'blur': line.blur})}", []).append(line)
+    return {f"val_cer_real{name}": round(evaluate(model, [x.image for x in lines], [x.text for x in lines], config), 4)
+            for name, lines in sorted(groups.items())}
+
+
 def save_checkpoint(out: Path, step: int, model: Any, config: Any, optimizer: Any, scheduler: Any, rec: Any,
                     keep: int | None) -> None:
     from flowpath.transcribe.ocr.recogniser import save_recogniser
@@ -166,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         save_recogniser,
     )
     from flowpath.transcribe.ocr.text import dictionary_words
+    from training.render_lines import RealLines
     from training.run import prepare_run
     from training.text_lines import LineSynth, font_names, train_fonts
     from training.trainer_state import load_state
@@ -206,8 +239,12 @@ def main(argv: list[str] | None = None) -> int:
                          blur_sizes=(cfg.blur_min_font_px, cfg.blur_max_font_px), grey=cfg.grey_input)
         blur_samples = [bval.sample() for _ in range(cfg.val_lines)]
         blur_val = ([s[0] for s in blur_samples], [s[1] for s in blur_samples])
+    kind = "grey" if cfg.grey_input else "clean"
+    real_val = RealLines(cfg.real_val, kind, charset=mcfg.charset, max_line_h=cfg.real_max_line_h) if cfg.real_val else None
     start = 0
     synth = LineSynth(cfg.seed, fonts, words, sizes, **wild)
+    real = RealLines(cfg.real_lines, kind, cfg.seed, mcfg.charset, cfg.real_max_line_h) if cfg.real_share > 0 else None
+    real_rng = random.Random(cfg.seed)
     if cfg.init_from is not None:
         model.load_state_dict(load_file(str(Path(cfg.init_from) / "model.safetensors")))
         print(f"weights from {cfg.init_from}", flush=True)
@@ -217,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             rec0["val_cer_wild"] = evaluate(model, *wild_val, mcfg)
         if blur_val is not None:
             rec0["val_cer_blur"] = evaluate(model, *blur_val, mcfg)
+        if real_val is not None:
+            rec0.update(evaluate_real(model, real_val, mcfg))
         print(json.dumps(rec0), flush=True)
         (out / "train_log.jsonl").open("a", encoding="utf-8").write(json.dumps(rec0) + "\n")
     if cp is not None:
@@ -227,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         start = json.loads((cp / "trainer.json").read_text(encoding="utf-8"))["step"]
         # a resumed stream: a fresh seed per resume point (the stream has no cheap skip-ahead)
         synth = LineSynth(cfg.seed + start, fonts, words, sizes, **wild)
+        real = RealLines(cfg.real_lines, kind, cfg.seed + start, mcfg.charset, cfg.real_max_line_h) if cfg.real_share > 0 else None
+        real_rng = random.Random(cfg.seed + start)
         print(f"resumed from {cp} at step {start}", flush=True)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
     log = (out / "train_log.jsonl").open("a", encoding="utf-8")
@@ -237,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     losses: list[float] = []
     best = (float("inf"), -1)
     for step in range(start + 1, cfg.max_steps + 1):
-        samples = [synth.sample() for _ in range(cfg.per_device_train_batch_size)]
+        samples = [real.sample() if real is not None and real_rng.random() < cfg.real_share else synth.sample()[:2]
+                   for _ in range(cfg.per_device_train_batch_size)]
         samples.sort(key=lambda s: s[0].shape[1] / s[0].shape[0])
         x, steps = line_tensor([s[0] for s in samples], mcfg.height)
         targets, target_lens = encode([s[1] for s in samples], mcfg.charset)
@@ -259,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
                     rec["val_cer_wild"] = evaluate(model, *wild_val, mcfg)
                 if blur_val is not None:
                     rec["val_cer_blur"] = evaluate(model, *blur_val, mcfg)
+                if real_val is not None:
+                    rec.update(evaluate_real(model, real_val, mcfg))
                 if rec["val_cer"] < best[0]:
                     best = (rec["val_cer"], step)
             log.write(json.dumps(rec) + "\n")
@@ -270,7 +314,10 @@ def main(argv: list[str] | None = None) -> int:
     save_recogniser(model, mcfg, out)
     record = {"steps": cfg.max_steps, "batch": cfg.per_device_train_batch_size, "parameters": n_params,
               "init_from": cfg.init_from, "wild_share": cfg.wild_share, "blur_share": cfg.blur_share,
-              "grey_input": cfg.grey_input, "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
+              "grey_input": cfg.grey_input, "real_lines": cfg.real_lines, "real_share": cfg.real_share,
+              "real_line_count": 0 if real is None else len(real.lines),
+              **({} if real_val is None else evaluate_real(model, real_val, mcfg)),
+              "val_cer": final_cer, "val_lines": len(val_lines), "val_seed": cfg.val_seed, "seed": cfg.seed,
               "font_families": font_names(fonts), "font_px": list(sizes),
               "command": "python training/train_text_recogniser.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     (out / "train_record.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

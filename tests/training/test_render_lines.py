@@ -1,0 +1,92 @@
+"""Real-render lines (`training.render_lines`): a real generated chart (Chromium, the real
+transcriber's crops) gives (line image, gold line) pairs, and two CPU steps from the shipped
+weights train on them (real torch)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.markers import REPO_ROOT, require_chromium, require_transformers
+
+pytestmark = [require_chromium, pytest.mark.chromium]
+
+
+@pytest.fixture(scope="module")
+def lines_folder(tmp_path_factory):
+    from data_gen.cli import main as generate
+    from training.render_lines import build
+
+    root = tmp_path_factory.mktemp("realline")
+    # wild Mermaid: browser text, the web degrade pass; long labels wrap onto several lines
+    assert generate([str(root / "charts"), "--count", "2", "--min-nodes", "6", "--max-nodes", "8", "--seed", "5",
+                     "--workers", "0", "--styles", "wild", "--split", "train"]) == 0
+    summary = build([root / "charts"], root / "lines")
+    return root, summary
+
+
+def test_builder_cuts_each_node_into_its_gold_lines(lines_folder):
+    import cv2
+
+    root, summary = lines_folder
+    records = [json.loads(line) for line in (root / "lines" / "lines.jsonl").read_text().splitlines()]
+    assert {r["kind"] for r in records} == {"clean", "grey"}
+    # most nodes align (the share is reported, not asserted exactly)
+    assert summary["kept_share"]["mermaid/clean/nodes"] > 0.5
+    gold = {}
+    for f in (root / "charts" / "charts").glob("*.json"):
+        for node, v in json.loads(f.read_text())["nodes"].items():
+            gold[(f.stem, node)] = [" ".join(x.split()) for x in v["text"].split("\n") if x.strip()]
+    multi = 0
+    for r in records:
+        lines = gold[(r["chart"], r["node"])]
+        i = int(r["file"].rsplit("_", 1)[1].split(".")[0])
+        assert r["text"] == lines[i]  # the i-th cut line carries the i-th gold line
+        multi += i > 0
+        image = cv2.imread(str(root / "lines" / r["file"]), cv2.IMREAD_GRAYSCALE)
+        assert image.ndim == 2 and (image < 128).any() and (image > 200).any()  # ink on paper
+        assert image.shape[0] < 3 * image.shape[1]  # one line: wider than it is tall-ish
+    assert multi > 0  # a wrapped label became several lines
+
+
+def test_lines_that_do_not_match_the_gold_line_count_are_dropped():
+    from flowpath.transcribe.ocr.crops import TextCrop
+    from training.render_lines import aligned_lines
+
+    image = np.full((40, 80), 255, np.uint8)
+    image[5:14, 5:70] = 0  # one line of ink
+    image[25:34, 5:40] = 0  # a second line
+    crop = TextCrop(image)
+    pairs = aligned_lines(crop, "first line\nsecond")
+    assert pairs is not None and [t for _, t in pairs] == ["first line", "second"]
+    assert pairs[0][0].shape[0] < 20 and (pairs[0][0] < 128).any()
+    assert aligned_lines(crop, "one line only") is None
+    assert aligned_lines(None, "text") is None
+
+
+@require_transformers
+def test_two_steps_from_the_shipped_weights_on_real_lines(lines_folder, tmp_path):
+    from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
+    from training.train_text_recogniser import main
+
+    root, _ = lines_folder
+    out = tmp_path / "run"
+    args = ["--config", str(REPO_ROOT / "configs" / "text_recogniser_real_ft.yaml"), "--output_dir", str(out),
+            "--real_lines", str(root / "lines"), "--real_val", str(root / "lines"), "--real_max_line_h", "none",
+            "--max_steps", "2", "--per_device_train_batch_size", "4", "--val_lines", "3",
+            "--logging_steps", "1", "--eval_steps", "2", "--save_steps", "2"]
+    assert main(args) == 0
+    log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert log[0]["step"] == 0 and "val_cer_real" in log[0] and "val_cer_real/mermaid" in log[-1]
+    assert any(k.startswith("val_cer_real/blur") for k in log[-1])
+    record = json.loads((out / "train_record.json").read_text())
+    assert record["real_line_count"] > 0 and record["real_share"] > 0
+    assert LineRecogniserEngine(out / "checkpoint-2").name == "textrec"
+    # the grey model trains on the same charts' grey crops
+    grey = tmp_path / "grey"
+    assert main([*args[:3], str(grey), *args[4:], "--init_from", str(REPO_ROOT / "flowpath" / "resources"
+                                                                       / "text_recogniser_grey"),
+                 "--grey_input", "true"]) == 0
+    assert LineRecogniserEngine(grey).name == "greyrec"
