@@ -31,7 +31,7 @@ from eval.learned_rule_pipeline_sweep import CachedSeg, crop_key  # noqa: E402
 from flowpath.evaluation.transcription import evaluate_transcription  # noqa: E402
 from flowpath.transcribe.ocr import OCRTranscriber, choice  # noqa: E402
 from flowpath.transcribe.ocr.ctc_lexicon import LexiconSetting  # noqa: E402
-from flowpath.transcribe.ocr.grey_print import grey_opinion  # noqa: E402
+from flowpath.transcribe.ocr.grey_print import GREY_MARGIN, grey_opinion  # noqa: E402
 from flowpath.transcribe.ocr.recogniser import GREY_MODEL_DIR, MODEL_DIR, LineRecogniserEngine  # noqa: E402
 
 
@@ -96,7 +96,7 @@ class Replaying(OCRTranscriber):
             return None
         readings = self.read(info["crops"], info["line_h"], info["small_from"])
         if "grey" in info:
-            readings = self.grey_read(info["grey"], readings)
+            readings = self.grey_read(info["grey"], readings, info["grey_margin"])
         return tuple((r.text, r.engine, r.alternates) for r in readings)
 
     def __call__(self, charts: list) -> list:
@@ -122,9 +122,9 @@ class Replaying(OCRTranscriber):
         return choice.learned_opinion(crops, list(self.steps[k]), lambda: self._learned, line_height,
                                       small_from=small_from)
 
-    def grey_read(self, grey_crops, readings):  # type: ignore[no-untyped-def]
-        self.info[self.current]["grey"] = grey_crops
-        return grey_opinion(grey_crops, readings, lambda: self._grey)
+    def grey_read(self, grey_crops, readings, margin=GREY_MARGIN):  # type: ignore[no-untyped-def]
+        self.info[self.current].update(grey=grey_crops, grey_margin=margin)
+        return grey_opinion(grey_crops, readings, lambda: self._grey, margin=margin)
 
 
 def main() -> None:
