@@ -127,7 +127,7 @@ def lexicon_decode(log_probs: Any, steps: Sequence[int], greedy: Sequence[str], 
     if not asks:
         return list(greedy)
     asked_lines = sorted({b for b, *_ in asks})
-    line_of = [b for b in asked_lines] + [b for b, _, words, _ in asks for _ in words]
+    line_of = [*asked_lines, *(b for b, _, words, _ in asks for _ in words)]
     texts = [greedy[b] for b in asked_lines] + [t for *_, lines in asks for t in lines]
     scores = line_log_likelihoods(log_probs, steps, line_of, texts, charset)
     base = dict(zip(asked_lines, scores, strict=False))
