@@ -19,12 +19,12 @@ from data_gen.fact_qa import (
 )
 from data_gen.howto_qa import howto_chart, make_howto_fact_form_questions
 from data_gen.qa import write_procedural_set
-from flowpath.graph import FlowChart
 from flowpath.mermaid import parse_mermaid
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner
 from flowpath.reason.kinds import node_kind
 from flowpath.reason.semantic import semantic_available
+from tests.reason.test_howto import _pasta_chart  # the how-to tests' pasta chart, one home
 
 
 def test_factform_set_gold_is_in_the_chart_and_options_hold_every_branch(tmp_path):
@@ -69,18 +69,6 @@ def test_fact_generators_ask_the_step_next_to_a_named_one_as_flow_with_both_step
 @pytest.fixture(scope="module")
 def reasoner() -> OfflineReasoner:
     return OfflineReasoner(semantic=True)
-
-
-def _pasta_chart() -> FlowChart:
-    return FlowChart.from_edges(
-        [("S", "B"), ("B", "C"), ("C", "D"), ("D", "E"), ("E", "F", "Yes"), ("E", "G", "No"), ("F", "E"), ("G", "H"),
-         ("H", "I"), ("I", "J")],
-        {"S": "Begin", "B": "Make a well in 200 grams of flour on a clean work surface",
-         "C": "Crack two eggs into the well and whisk them with a fork",
-         "D": "Draw the flour in gradually until a rough dough forms", "E": "Is the dough crumbly and dry?",
-         "F": "Add water a teaspoon at a time", "G": "Knead for 8 minutes until silky",
-         "H": "Wrap in cling film and rest for 30 minutes at room temperature",
-         "I": "Roll out thinly with a pasta machine", "J": "Cut into ribbons and cook in salted boiling water"})
 
 
 def _ask(flag: str | None, value: object, question: str, answer: str) -> list[str]:

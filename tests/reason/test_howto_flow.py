@@ -16,6 +16,7 @@ from flowpath.graph import FlowChart
 from flowpath.models.base import ReasoningRequest
 from flowpath.reason import OfflineReasoner, classify_question
 from flowpath.reason.semantic import semantic_available
+from tests.reason.test_howto import _pasta_chart  # the how-to tests' pasta chart, one home
 
 needs_semantic = pytest.mark.skipif(not semantic_available(), reason="needs flowpath[semantic]")
 
@@ -39,18 +40,6 @@ def test_neighbour_and_person_questions_are_recognised():
     assert classify_question("What is done after you empty the glass jar?") == "fact_retrieval"
     assert classify_question("Raj is knitting a scarf. He just started the first row. What should Raj do next?") \
         == "applied_scenario"
-
-
-def _pasta_chart() -> FlowChart:
-    return FlowChart.from_edges(
-        [("S", "B"), ("B", "C"), ("C", "D"), ("D", "E"), ("E", "F", "Yes"), ("E", "G", "No"), ("F", "E"), ("G", "H"),
-         ("H", "I"), ("I", "J")],
-        {"S": "Begin", "B": "Make a well in 200 grams of flour on a clean work surface",
-         "C": "Crack two eggs into the well and whisk them with a fork",
-         "D": "Draw the flour in gradually until a rough dough forms", "E": "Is the dough crumbly and dry?",
-         "F": "Add water a teaspoon at a time", "G": "Knead for 8 minutes until silky",
-         "H": "Wrap in cling film and rest for 30 minutes at room temperature",
-         "I": "Roll out thinly with a pasta machine", "J": "Cut into ribbons and cook in salted boiling water"})
 
 
 @needs_semantic
