@@ -5,6 +5,8 @@ weights train on them (real torch)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,13 +18,16 @@ pytestmark = [require_chromium, pytest.mark.chromium]
 
 @pytest.fixture(scope="module")
 def lines_folder(tmp_path_factory):
-    from data_gen.cli import main as generate
     from training.render_lines import build
 
     root = tmp_path_factory.mktemp("realline")
-    # wild Mermaid: browser text, the web degrade pass; long labels wrap onto several lines
-    assert generate([str(root / "charts"), "--count", "2", "--min-nodes", "6", "--max-nodes", "8", "--seed", "5",
-                     "--workers", "0", "--styles", "wild", "--split", "train"]) == 0
+    # wild Mermaid: browser text, the web degrade pass; long labels wrap onto several lines. The
+    # generator runs in its own process: in the whole suite the session's shared Playwright
+    # renderer (tests/gen/conftest.py) holds this thread's event loop, and a second sync
+    # Playwright started beside it fails ("Sync API inside the asyncio loop")
+    subprocess.run([sys.executable, "-m", "data_gen", str(root / "charts"), "--count", "2", "--min-nodes", "6",
+                    "--max-nodes", "8", "--seed", "5", "--workers", "0", "--styles", "wild", "--split", "train"],
+                   cwd=REPO_ROOT, check=True, capture_output=True)
     summary = build([root / "charts"], root / "lines")
     return root, summary
 
