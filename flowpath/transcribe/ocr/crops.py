@@ -488,7 +488,7 @@ def stroke_sharpness(energies: list[tuple[float, float]]) -> float | None:
     squared gradient of the node text (`edge_energy`, summed over nodes), in 1/px; None without
     text. A blur spreads every edge over more pixels, which lowers the second derivative more
     than the first, and the ratio is free of the text's contrast. Measured on the node text of
-    wild tuning charts (eleventh stretch, pumlgate12; `eval/blur_measures.py`): charts whose degrade
+    wild tuning charts (twelfth stretch, pumlgate12; `eval/blur_measures.py`): charts whose degrade
     pass blurred them by sigma >= 0.6 px 1.0-2.8, unblurred 3.0-5.3 (clean renders 3.9-5.1, one
     hand-drawn 3.3); separating them with ROC AUC 1.000 over 162 small-print charts of 11 tuning sets, where
     `strong_ink_share` has 0.70."""
@@ -531,4 +531,3 @@ def chart_line_height(inks: list[np.ndarray], strong: list[np.ndarray]) -> float
     if len(tight) >= _MERGED_GLYPHS * len(loose) and first >= _MERGED_HEIGHT * strict:
         return strict
     return first
-

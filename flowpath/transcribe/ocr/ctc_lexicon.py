@@ -25,11 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flowpath.transcribe.ocr.text import ACRONYM, as_cased, frequency_words, near_words
+from flowpath.transcribe.ocr.text import (
+    ACRONYM,
+    SPELLABLE_WORD,
+    as_cased,
+    frequency_words,
+    near_words,
+)
 
-#: a word the decoding may replace, with the punctuation around it: letters only, three or more
-#: (spelling's own token rule, `text.correct_spelling`; ``fetch_data``, ``x2``, ``len(`` never)
-_TOKEN = re.compile(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)")
 #: a CamelCase hump: an identifier (``ValueError``, ``maxVal``), never replaced
 _HUMP = re.compile(r"[a-z][A-Z]")
 
@@ -55,7 +58,7 @@ class LexiconSetting:
 def replaceable(token: str) -> re.Match[str] | None:
     """The match of ``token`` (word group 2) when it is an unknown plain word the decoding may
     replace; None for known words, identifiers, numbers, acronyms and short words."""
-    m = _TOKEN.fullmatch(token)
+    m = SPELLABLE_WORD.fullmatch(token)
     if m is None:
         return None
     word = m.group(2)
@@ -140,7 +143,7 @@ def lexicon_decode(log_probs: Any, steps: Sequence[int], greedy: Sequence[str], 
         if got[best] == -math.inf:
             continue
         if got[best] >= base[b] - setting.margin:
-            m = _TOKEN.fullmatch(out[b][j])
+            m = SPELLABLE_WORD.fullmatch(out[b][j])
             assert m is not None
             out[b][j] = m.group(1) + words[best] + m.group(3)
     return [" ".join(toks) for toks in out]

@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from flowpath.transcribe.ocr.crops import TextCrop
-from flowpath.transcribe.ocr.ctc_lexicon import SHIPPED, LexiconSetting
+from flowpath.transcribe.ocr.ctc_lexicon import SHIPPED, LexiconSetting, lexicon_decode
 from flowpath.transcribe.ocr.engines import OCREngine, Reading, split_lines
 
 if TYPE_CHECKING:
@@ -275,8 +275,6 @@ class LineRecogniserEngine(OCREngine):
             greedy = decode(log_probs, steps, self.config.charset)
             if self.lexicon is None:
                 return greedy
-            from flowpath.transcribe.ocr.ctc_lexicon import lexicon_decode
-
             texts = lexicon_decode(log_probs, steps, [t for t, _ in greedy], self.config.charset, self.lexicon)
         finally:
             torch.set_num_threads(before)

@@ -255,6 +255,10 @@ _LONG_EDITS = 3
 #: a word in capitals this short is an acronym (JSON, HTTP, CSV), not a misread English word;
 #: longer ones (``SMOOTHH``, a title in capitals) are still corrected
 ACRONYM = re.compile(r"[A-Z]{3,5}")
+#: a token spelling may mend (and `ctc_lexicon` may decode again): a plain word of three letters or
+#: more (group 2) with the punctuation around it; never one with digits or underscores, nor a call
+#: (``fetch_data``, ``x2``, ``len(``)
+SPELLABLE_WORD = re.compile(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)")
 #: words of two letters or one a run-together reading may hold between the chart's words
 #: (`_run_together`): function words; a longer piece must be one of the chart's own words
 _SHORT_PIECES = frozenset({"a", "i", "an", "as", "at", "be", "by", "do", "if", "in", "is", "it", "no", "of",
@@ -307,7 +311,7 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
     out = []
     for tok in text.split(" "):
         # a two-letter word only bare (`'pq'` in a code chart is an identifier)
-        m = (re.fullmatch(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)", tok)
+        m = (SPELLABLE_WORD.fullmatch(tok)
              or re.fullmatch(r"()([a-z]{2})([?.,:;!]*)", tok))
         if m is None or m.group(2).lower() in freq or keep_acronyms and ACRONYM.fullmatch(m.group(2)):
             out.append(tok)
