@@ -3,8 +3,8 @@
     python eval/blur_measures.py /work/data/textrec10_puml ... --out runs/blur/measures.jsonl
 
 For every chart (gold node regions), the chart-level blur measures `OCRTranscriber` takes of its
-node text (`crops.strong_ink_share`, `crops.stroke_sharpness`: recorded as it calls them; no OCR
-is run) and the chart's drawn blur:
+node text (`crops.strong_ink_share`, `crops.stroke_sharpness`: recorded as it calls them by
+`flowpath.transcribe.ocr.node_crops.record_node_crops`; no OCR is run) and the chart's drawn blur:
 sigma replayed from its degrade seed (`eval/grey_crop_readings.chart_blur`), JPEG quality, font
 px. Prints, per measure, how well it separates blurred charts (sigma >= ``--blurred``) from the
 rest among small-print charts (line height in [6.5, 14) px): ROC AUC (taken in the direction that
@@ -32,44 +32,24 @@ from eval.wild_text_audit import replay_degrade  # noqa: E402
 def measure_set(bench: Path, limit: int | None) -> list[dict[str, Any]]:
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
-    from flowpath.labeller import draw_labels
     from flowpath.mermaid import parse_mermaid
-    from flowpath.models.base import LabelledChart
-    from flowpath.transcribe.ocr import OCRTranscriber
-    from flowpath.transcribe.ocr import transcriber as tr_mod
-    from flowpath.transcribe.ocr.engines import Reading
+    from flowpath.transcribe.ocr.node_crops import record_node_crops
 
-    seen: dict[str, Any] = {}
-
-    def recorder(name: str, real: Any) -> Any:
-        def record(*a: Any) -> Any:
-            seen[name] = real(*a)
-            return seen[name]
-        return record
-
-    tr_mod.strong_ink_share = recorder("share", tr_mod.strong_ink_share)
-    tr_mod.stroke_sharpness = recorder("sharpness", tr_mod.stroke_sharpness)
-    tr_mod.chart_line_height = recorder("line_h", tr_mod.chart_line_height)
-    tr = OCRTranscriber(engine="tesseract", learned=False)
-    tr.read = lambda crops, *a, **k: [Reading([], 0.0, "none") for _ in crops]  # type: ignore[method-assign]
-    tr.grey = False
     bm = Benchmark(bench)
     out = []
     for cid in bm.chart_ids[:limit] if limit else bm.chart_ids:
         chart = bm.chart(cid)
-        image = load_image(chart.image_path)
         gold = parse_mermaid(chart.mermaid, strict=False)
-        ids = [k for k in gold.nodes if k in chart.regions]
-        labelled, letter_regions = draw_labels(image, [chart.regions[k] for k in ids], names=ids)
-        seen.clear()
-        tr([LabelledChart(image, labelled, letter_regions, str(chart.image_path))])
+        seen = record_node_crops(load_image(chart.image_path),
+                                 {k: chart.regions[k] for k in gold.nodes if k in chart.regions}).measures
         js = json.loads(Path(chart.image_path).with_suffix(".json").read_text(encoding="utf-8"))
         deg = (js.get("meta") or {}).get("degrade") or {}
         quality = replay_degrade(int(deg["seed"]))[1] if deg.get("kind") == "wild" else None
         style = js.get("style") or {}
         row = {"set": bench.name, "chart": cid, "blur": chart_blur(js), "jpeg": quality,
                "font": style.get("font"), "font_px": (style.get("font_size") or 0) * statistics.mean(js.get("scale") or [1.0]),
-               "line_h": seen.get("line_h"), "share": seen.get("share"), "sharpness": seen.get("sharpness")}
+               "line_h": seen.get("chart_line_height"), "share": seen.get("strong_ink_share"),
+               "sharpness": seen.get("stroke_sharpness")}
         out.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     return out

@@ -6,8 +6,9 @@
 
 For every chart of a benchmark-layout folder, the gold node regions are labelled and the
 `OCRTranscriber` builds its node crops as usual; each crop's source (the node's colour pixels,
-interior mask and the chart's line height) is recorded on the way, and the same box is cleaned
-both ways. Each variant is read by tesseract (``tess``), rapidocr's recogniser on line bands
+interior mask and the chart's line height) is recorded on the way
+(`flowpath.transcribe.ocr.node_crops.record_node_crops`), and the same box is cleaned both
+ways. Each variant is read by tesseract (``tess``), rapidocr's recogniser on line bands
 (``rapid``: `RapidOCREngine.recognise`), the shipped learned recogniser (``textrec``, trained on
 cleaned lines) and, with ``--grey-model``, a grey-input recogniser (``greyrec``). One JSON line
 per node with its chart's line height, strong-ink share and the wild degrade pass's blur sigma
@@ -51,31 +52,12 @@ def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,
                engines_wanted: tuple[str, ...] = ("tess", "rapid", "textrec", "greyrec")) -> list[dict[str, Any]]:
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
-    from flowpath.labeller import draw_labels
     from flowpath.mermaid import parse_mermaid
-    from flowpath.models.base import LabelledChart
     from flowpath.transcribe.ocr import OCRTranscriber
-    from flowpath.transcribe.ocr import transcriber as tr_mod
-    from flowpath.transcribe.ocr.crops import to_grey_crop
     from flowpath.transcribe.ocr.engines import RapidOCREngine
+    from flowpath.transcribe.ocr.node_crops import record_node_crops
     from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
 
-    sources: list[tuple[Any, Any, float | None]] = []
-    real = tr_mod.to_text_crop
-
-    def recording(rgb: Any, mask: Any = None, **kw: Any) -> Any:
-        sources.append((rgb.copy(), None if mask is None else mask.copy(), kw.get("line_height")))
-        return real(rgb, mask, **kw)
-
-    tr_mod.to_text_crop = recording
-    shares: list[float | None] = []
-    real_share = tr_mod.strong_ink_share
-
-    def share(*a: Any) -> Any:
-        shares.append(real_share(*a))
-        return shares[-1]
-
-    tr_mod.strong_ink_share = share
     rapid = RapidOCREngine()
     learned = LineRecogniserEngine()
     grey = LineRecogniserEngine(grey_model) if grey_model else None
@@ -84,18 +66,13 @@ def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,
     out: list[dict[str, Any]] = []
     for cid in bm.chart_ids[:limit] if limit else bm.chart_ids:
         chart = bm.chart(cid)
-        image = load_image(chart.image_path)
         gold = parse_mermaid(chart.mermaid, strict=False)
-        ids = [k for k in gold.nodes if k in chart.regions]
-        labelled, letter_regions = draw_labels(image, [chart.regions[k] for k in ids], names=ids)
-        ids = list(letter_regions)
-        sources.clear()
-        shares.clear()
-        tr([LabelledChart(image, labelled, letter_regions, str(chart.image_path))])
+        cut = record_node_crops(load_image(chart.image_path),
+                                {k: chart.regions[k] for k in gold.nodes if k in chart.regions}, tr)
+        ids = [n.node for n in cut.nodes]
         js = json.loads(Path(chart.image_path).with_suffix(".json").read_text(encoding="utf-8"))
-        line_h = sources[0][2] if sources else None
-        variants = {"clean": [real(rgb, m, line_height=h) for rgb, m, h in sources],
-                    "grey": [to_grey_crop(rgb, m, line_height=h) for rgb, m, h in sources]}
+        line_h = cut.line_height
+        variants = {"clean": [n.crop for n in cut.nodes], "grey": [n.grey() for n in cut.nodes]}
         texts: dict[str, list[str]] = {}
         confs: dict[str, list[float]] = {}
         for vname, crops in variants.items():
@@ -110,10 +87,10 @@ def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,
                 confs[f"{vname}/{ename}"] = [round(r.confidence, 4) for r in rs]
         for i, k in enumerate(ids):
             label = gold.nodes[k].text or ""
-            if not label.strip() or i >= len(sources) or variants["clean"][i] is None:
+            if not label.strip() or variants["clean"][i] is None:
                 continue
             out.append({"set": bench.name, "chart": cid, "node": k, "gold": label, "line_h": line_h,
-                        "share": shares[0] if shares else None, "blur": chart_blur(js),
+                        "share": cut.measures.get("strong_ink_share"), "blur": chart_blur(js),
                         "font": str((js.get("style") or {}).get("font", "")),
                         **{name: {"text": t[i], "conf": confs[name][i]} for name, t in texts.items()}})
         print(f"{cid}: {len(ids)} nodes, line {line_h}, blur {chart_blur(js)}", file=sys.stderr, flush=True)

@@ -40,55 +40,38 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
     """
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
-    from flowpath.labeller import draw_labels
     from flowpath.mermaid import parse_mermaid
-    from flowpath.models.base import LabelledChart
     from flowpath.transcribe.ocr import OCRTranscriber
     from flowpath.transcribe.ocr.choice import choose_engines
     from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading, split_lines
+    from flowpath.transcribe.ocr.node_crops import record_node_crops
     from flowpath.transcribe.ocr.recogniser import MODEL_DIR, LineRecogniserEngine
 
     rapid = RapidOCREngine()
     learned = LineRecogniserEngine(textrec_model or MODEL_DIR) if "textrec" in engines else None
     extra = {f"textrec:{name}": LineRecogniserEngine(path) for name, path in (extra_models or {}).items()}
-    captured: list[Any] = []
-    heights: list[float | None] = []
-    first_read: list[list[Reading]] = []
-
-    from flowpath.transcribe.ocr.choice import SMALL_PRINT_FROM
-
-    class Capturing(OCRTranscriber):
-        def read(self, crops: list[Any], line_height: float | None = None,
-                 small_from: float = SMALL_PRINT_FROM) -> list[Reading]:
-            captured.append(crops)
-            heights.append(line_height)
-            first_read.append(super().read(crops, line_height, small_from))
-            return first_read[-1]
+    first_read: list[Reading] = []  # the transcriber's own reading of the chart's crops
 
     def asked(read: Any, which: str) -> Any:
         """``read`` on the crops steps 1-2 hand to rapidocr for ``which`` (split/det) only."""
         def some(crops: list[Any]) -> list[Reading]:
-            plan = choose_engines([None if c is None else r.confidence for c, r in zip(crops, first_read[0], strict=True)])
+            plan = choose_engines([None if c is None else r.confidence for c, r in zip(crops, first_read, strict=True)])
             want = set(plan.second) if plan.handwritten == (which == "det") else set()
             got = iter(read([crops[i] for i in sorted(want)]) if want else [])
             return [next(got) if i in want else Reading() for i in range(len(crops))]
         return some if as_needed else read
 
-    tr = Capturing(engine="tesseract")
+    tr = OCRTranscriber(engine="tesseract")
     bm = Benchmark(bench)
     out = []
     for cid in bm.chart_ids[:limit] if limit else bm.chart_ids:
         chart = bm.chart(cid)
-        image = load_image(chart.image_path)
         gold = parse_mermaid(chart.mermaid, strict=False)
-        ids = [k for k in gold.nodes if k in chart.regions]
-        labelled, letter_regions = draw_labels(image, [chart.regions[k] for k in ids], names=ids)
-        ids = list(letter_regions)  # reading order: the order of the transcriber's crops
-        captured.clear()
-        heights.clear()
-        first_read.clear()
-        tr([LabelledChart(image, labelled, letter_regions, str(chart.image_path))])
-        crops = captured[0]
+        cut = record_node_crops(load_image(chart.image_path),
+                                {k: chart.regions[k] for k in gold.nodes if k in chart.regions}, tr, read=True)
+        ids = [n.node for n in cut.nodes]  # reading order: the order of the transcriber's crops
+        crops = [n.crop for n in cut.nodes]
+        first_read[:] = cut.readings
         readings: dict[str, list[Reading]] = {}
         seconds: dict[str, float] = {}
         for name, read in (("tesseract", tr.tesseract.read), ("rapidocr_split", asked(rapid.recognise, "split")),
@@ -110,7 +93,7 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
             if not label.strip() or crops[i] is None:
                 continue
             out.append({
-                "chart": cid, "node": k, "font": font, "gold": label, "line_h": heights[0],
+                "chart": cid, "node": k, "font": font, "gold": label, "line_h": cut.line_height,
                 "gold_lines": label.count("<br>") + label.count("\n") + 1,
                 "bands": [b - a for a, b in split_lines(crops[i].image)],
                 **{name: {"text": texts[name][i], "conf": round(readings[name][i].confidence, 4),
