@@ -8,7 +8,7 @@ exactly as the OCR transcriber cuts them at inference:
 
 1. the chart's gold node regions are labelled and `OCRTranscriber` builds its node crops as
    usual (node interior, the chart's line height from `crops.chart_line_height`); the read step
-   is skipped (`_CropRecorder`), so no OCR engine runs;
+   is skipped (`flowpath.transcribe.ocr.node_crops.record_node_crops`), so no OCR engine runs;
 2. each node box is cleaned both ways: `crops.to_text_crop` (the shipped recogniser's input) and
    `crops.to_grey_crop` (the grey-input recogniser's), at the same line height;
 3. each crop is cut into lines as the recognisers cut it (`recogniser.crop_lines`, i.e.
@@ -35,8 +35,6 @@ import json
 import random
 import sys
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,77 +44,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from flowpath.transcribe.ocr import OCRTranscriber  # noqa: E402
-from flowpath.transcribe.ocr import transcriber as transcriber_module  # noqa: E402
-from flowpath.transcribe.ocr.crops import TextCrop, to_grey_crop  # noqa: E402
-from flowpath.transcribe.ocr.engines import Reading  # noqa: E402
+from flowpath.transcribe.ocr.crops import TextCrop  # noqa: E402
+from flowpath.transcribe.ocr.node_crops import record_node_crops  # noqa: E402
 from flowpath.transcribe.ocr.recogniser import crop_lines  # noqa: E402
 
 KINDS = ("clean", "grey")
-
-
-@dataclass
-class NodeCrops:
-    """One gold node's crops as the transcriber builds them (None: no interior / no ink)."""
-
-    node: str
-    clean: TextCrop | None
-    grey: TextCrop | None
-    line_h: float | None
-
-
-class _CropRecorder(OCRTranscriber):
-    """The OCR transcriber with its read step replaced: it keeps the node crops it is handed and
-    reads nothing (every later step then sees empty readings, which is all the builder needs)."""
-
-    def __init__(self) -> None:
-        super().__init__(engine="tesseract", learned=False, grey=False, workers=1)
-        self.crops: list[TextCrop | None] = []
-        self.line_h: float | None = None
-
-    def read(self, crops: list[TextCrop | None], line_height: float | None = None,
-             small_from: float = 0.0) -> list[Reading]:
-        self.crops = list(crops)
-        self.line_h = line_height
-        return [Reading() for _ in crops]
-
-
-@contextmanager
-def _recording_sources() -> Iterator[dict[int, tuple[np.ndarray, np.ndarray | None, float | None]]]:
-    """While open, every `to_text_crop` the transcriber makes is remembered by the crop's id with
-    its source (colour pixels, interior mask, line height): the grey crop is cut from the same."""
-    sources: dict[int, tuple[np.ndarray, np.ndarray | None, float | None]] = {}
-    real = transcriber_module.to_text_crop
-
-    def recording(rgb: np.ndarray, mask: np.ndarray | None = None, **kw: Any) -> TextCrop | None:
-        crop = real(rgb, mask, **kw)
-        if crop is not None:
-            sources[id(crop)] = (rgb, mask, kw.get("line_height"))
-        return crop
-
-    transcriber_module.to_text_crop = recording
-    try:
-        yield sources
-    finally:
-        transcriber_module.to_text_crop = real
-
-
-def node_crops(recorder: _CropRecorder, image: np.ndarray, regions: dict[str, Any]) -> list[NodeCrops]:
-    """The clean and grey crops of each region of ``regions`` (node id -> `Region`), cut from
-    ``image`` as `OCRTranscriber` cuts them."""
-    from flowpath.labeller import draw_labels
-    from flowpath.models.base import LabelledChart
-
-    ids = list(regions)
-    labelled, letter_regions = draw_labels(image, [regions[k] for k in ids], names=ids)
-    with _recording_sources() as sources:
-        recorder.transcribe(LabelledChart(image, labelled, letter_regions, ""))
-        out = []
-        for node, crop in zip(letter_regions, recorder.crops, strict=False):
-            src = sources.get(id(crop)) if crop is not None else None
-            grey = None if src is None else to_grey_crop(src[0], src[1], line_height=src[2])
-            out.append(NodeCrops(node, crop, grey, recorder.line_h))
-    return out
 
 
 def aligned_lines(crop: TextCrop | None, text: str) -> list[tuple[np.ndarray, str]] | None:
@@ -140,7 +72,6 @@ def build(charts: list[Path], out: Path, limit: int | None = None) -> dict[str, 
 
     for kind in KINDS:
         (out / kind).mkdir(parents=True, exist_ok=True)
-    recorder = _CropRecorder()
     seen: Counter[str] = Counter()
     kept: Counter[str] = Counter()
     with (out / "lines.jsonl").open("w", encoding="utf-8") as index:
@@ -156,13 +87,15 @@ def build(charts: list[Path], out: Path, limit: int | None = None) -> dict[str, 
                 renderer = str(js.get("renderer", "mermaid"))
                 meta = {"renderer": renderer, "family": str((js.get("style") or {}).get("family", "")),
                         "blur": chart_blur(js), "chart": cid}
-                for nc in node_crops(recorder, load_image(chart.image_path), regions):
+                cut = record_node_crops(load_image(chart.image_path), regions)
+                for nc in cut.nodes:
+                    crops = {"clean": nc.crop, "grey": nc.grey()}
                     for kind in KINDS:
                         key = f"{renderer}/{kind}"
                         n_gold = len([g for g in gold[nc.node].split("\n") if g.strip()])
                         seen[key + "/nodes"] += 1
                         seen[key + "/lines"] += n_gold
-                        pairs = aligned_lines(getattr(nc, kind), gold[nc.node])
+                        pairs = aligned_lines(crops[kind], gold[nc.node])
                         if pairs is None:
                             continue
                         kept[key + "/nodes"] += 1
@@ -171,7 +104,7 @@ def build(charts: list[Path], out: Path, limit: int | None = None) -> dict[str, 
                             name = f"{kind}/{cid}_{nc.node}_{i}.png"
                             cv2.imwrite(str(out / name), band)
                             index.write(json.dumps({"kind": kind, "file": name, "text": text, **meta,
-                                                    "line_h": nc.line_h, "node": nc.node}) + "\n")
+                                                    "line_h": cut.line_height, "node": nc.node}) + "\n")
                 print(f"{cid}: {len(regions)} nodes", file=sys.stderr, flush=True)
     summary = {"sources": [str(c) for c in charts], "seen": dict(seen), "kept": dict(kept),
                "kept_share": {k: round(kept[k] / seen[k], 4) for k in sorted(seen) if seen[k]}}
