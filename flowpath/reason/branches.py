@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flowpath.reason.text import STOPWORDS, stem, tokens
+from flowpath.reason.text import CARDINAL_WORDS, STOPWORDS, stem, tokens
 
 # a number as charts and stories write it: "720", "2.5", "3,000" (a comma before exactly three
 # digits groups thousands; any other comma is a decimal one, "2,5")
@@ -585,7 +585,6 @@ READ_LLM_WORDS: contextvars.ContextVar[bool] = contextvars.ContextVar("READ_LLM_
 # statement readers match a name in words or in code ("the tunnel host" / ``self._tunnel_host``).
 # Chosen on generated QA (``python -m data_gen.qa --style codeword``, codeword12_val).
 _NAME_PHRASE = r"(?:the [a-z][a-z0-9]*(?: [a-z][a-z0-9]*){0,3}|[^\s?]+(?: [%*+/-] [^\s?]+)?)"
-_NUMBER_NAMES = {"zero": "0", "one": "1", "two": "2", "three": "3", "ten": "10"}
 _EMPTY_VALUES = {"an empty string": "''", "an empty list": "[]", "an empty dictionary": "{}", "an empty set": "set()"}
 #: "is" predicates: (words after the subject, code with {s} the subject and {o} the object)
 _LLM_IS: list[tuple[str, str]] = [
@@ -648,8 +647,8 @@ def _llm_operand(text: str, loose: bool = False) -> tuple[str, bool] | None:
     if m:
         inner = _llm_operand(m.group(1), loose)
         return (f"{inner[0]}[{m.group(2)}]", True) if inner else None
-    if t.lower() in _NUMBER_NAMES:
-        return _NUMBER_NAMES[t.lower()], False
+    if t.lower() in CARDINAL_WORDS:
+        return CARDINAL_WORDS[t.lower()], False
     if t in _EMPTY_VALUES:
         return _EMPTY_VALUES[t], False
     m = re.fullmatch(r"the ([a-z][a-z0-9]*(?: [a-z][a-z0-9]*){0,3})", t)

@@ -37,8 +37,13 @@ STOPWORDS = frozenset(
 # Negations are kept apart: a statement taking the "no" branch often says "not".
 NEGATIONS = frozenset({"not", "no", "never", "cannot", "isn", "doesn", "don", "won", "fails", "fail", "false", "without"})
 
-_NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "once": "1", "twice": "2"}
+#: number words and the digits they stand for: a chart says "Repeat 3 times", a question "three
+#: times"; "once" and "twice" count times
+NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                "seven": "7", "eight": "8", "nine": "9", "ten": "10", "once": "1", "twice": "2"}
+#: the cardinals among them: the values a worded program check compares with ("Is count greater
+#: than zero?" -> ``count > 0``, `branches.llm_worded_as_code`); "once" and "twice" are no values
+CARDINAL_WORDS = {w: d for w, d in NUMBER_WORDS.items() if w not in ("once", "twice")}
 
 
 # Irregular past forms of verbs that instructions use: stories tell the steps done in the past
@@ -68,7 +73,7 @@ def stem(word: str) -> str:
     """A deliberately light suffix stripper: enough to make "deleted", "deletes" and "deleting"
     meet at "delet", without Porter's over-merging of short words; irregular past forms meet
     their verb ("sent" -> "send")."""
-    w = _NUMBER_WORDS.get(word, word)
+    w = NUMBER_WORDS.get(word, word)
     w = _IRREGULAR_PAST.get(w, w)
     if len(w) <= 3 or w.isdigit():
         return w

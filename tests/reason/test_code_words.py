@@ -46,6 +46,13 @@ def test_checks_in_words_about_plain_things_stay_checks_in_words():
     assert llm_worded_as_code("Is start smaller than end") is None
 
 
+def test_a_cardinal_word_is_a_value_in_a_check_and_once_or_twice_is_not():
+    # one number table (`text.NUMBER_WORDS`); a check compares with its cardinals
+    assert llm_worded_as_code("Is the length of payload greater than five") == "len(payload) > 5"
+    assert llm_worded_as_code("Is obj.count at most zero") == "obj.count <= 0"
+    assert llm_worded_as_code("Is len(x) above twice") == "len(x) > twice"
+
+
 def test_a_program_chart_holds_code_outside_quotes():
     code = FlowChart.from_edges([("A", "B"), ("B", "C")], {"A": "Start", "B": "total = 0", "C": "Return data[n // 2]"})
     words = FlowChart.from_edges([("A", "B"), ("B", "C")], {"A": "Start", "B": "Write file 'log.txt'",
