@@ -306,6 +306,43 @@ def _degrade(img: Any, ann: dict[str, Any], degrade: dict[str, Any], style: dict
                    max_blur=WILD_MAX_BLUR_PER_TEXT_PX * text_px)
 
 
+def replay_degrade(seed: int) -> tuple[float, int]:
+    """Blur sigma (0 when none; before the text-size cap) and JPEG quality of the wild degrade
+    pass with this seed: the same draws, in the same order, as `data_gen.augment.augment` with
+    `_degrade`'s wild options (keep the three in step). Here beside the pass it replays, for the
+    evaluation scripts and the training-line builder alike."""
+    rng = random.Random(seed)
+    if rng.random() < 0.7:
+        rng.uniform(1.0, 1.0)
+    if rng.random() < 0.35:
+        rng.uniform(-1.0, 1.0)
+    sigma = rng.uniform(0.3, 1.1) if rng.random() < 0.4 else 0.0
+    if rng.random() < 0.4:
+        rng.uniform(0.75, 1.15)
+    if rng.random() < 0.4:
+        rng.randrange(2**31)
+        rng.uniform(2, 8)
+    return sigma, rng.randint(40, 85)
+
+
+def chart_blur(record: dict[str, Any]) -> float:
+    """Blur sigma (px) of a chart's wild degrade pass (its JSON record), capped as `_degrade`
+    caps it; 0 when none (or not a wild chart)."""
+    import statistics
+
+    from data_gen.styles import WILD_MAX_BLUR_PER_TEXT_PX
+
+    deg = (record.get("meta") or {}).get("degrade") or {}
+    if deg.get("kind") != "wild":
+        return 0.0
+    sigma, _ = replay_degrade(int(deg["seed"]))
+    style = record.get("style") or {}
+    if sigma and style.get("font_size"):
+        px = float(style["font_size"]) * statistics.mean(record.get("scale") or [1.0])
+        sigma = min(sigma, WILD_MAX_BLUR_PER_TEXT_PX * px)
+    return round(sigma, 3)
+
+
 def _write_sft_image(img: Any, ann: dict[str, Any], task: dict[str, Any], out: Path) -> dict[str, Any] | None:
     from flowpath.geometry import Region
     from flowpath.io import save_image

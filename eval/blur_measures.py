@@ -5,7 +5,7 @@
 For every chart (gold node regions), the chart-level blur measures `OCRTranscriber` takes of its
 node text (`crops.strong_ink_share`, `crops.stroke_sharpness`: recorded as it calls them by
 `flowpath.transcribe.ocr.node_crops.record_node_crops`; no OCR is run) and the chart's drawn blur:
-sigma replayed from its degrade seed (`eval/grey_crop_readings.chart_blur`), JPEG quality, font
+sigma replayed from its degrade seed (`data_gen.pipeline.chart_blur`), JPEG quality, font
 px. Prints, per measure, how well it separates blurred charts (sigma >= ``--blurred``) from the
 rest among small-print charts (line height in [6.5, 14) px): ROC AUC (taken in the direction that
 separates them) and the best balanced accuracy with its threshold.
@@ -25,8 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 logging.disable(logging.WARNING)
 
-from eval.grey_crop_readings import chart_blur  # noqa: E402
-from eval.wild_text_audit import replay_degrade  # noqa: E402
+from data_gen.pipeline import chart_blur, replay_degrade  # noqa: E402
 
 
 def measure_set(bench: Path, limit: int | None) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ did is not transcribed again), but the learned readings are taken for every char
 `choice.SMALL_PRINT_BELOW`, and each setting (low, share) replays step 3 with the window opened
 from ``low`` px on charts whose `crops.strong_ink_share` is under ``share`` (from
 `choice.SMALL_PRINT_FROM` elsewhere). Prints per chart its line height, strong-ink share and the
-degrade pass's blur sigma (replayed from its seed, `eval/wild_text_audit.replay_degrade`), then
+degrade pass's blur sigma (replayed from its seed, `data_gen.pipeline.replay_degrade`), then
 one JSON line per (set, low, share).
 """
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 logging.disable(logging.WARNING)
 
+from data_gen.pipeline import replay_degrade  # noqa: E402
 from eval.learned_rule_pipeline_sweep import CachedSeg, crop_key  # noqa: E402
-from eval.wild_text_audit import replay_degrade  # noqa: E402
 from flowpath.evaluation.transcription import evaluate_transcription  # noqa: E402
 from flowpath.transcribe.ocr import OCRTranscriber, choice  # noqa: E402
 from flowpath.transcribe.ocr import transcriber as tr_mod  # noqa: E402

@@ -12,7 +12,7 @@ ways. Each variant is read by tesseract (``tess``), rapidocr's recogniser on lin
 (``rapid``: `RapidOCREngine.recognise`), the shipped learned recogniser (``textrec``, trained on
 cleaned lines) and, with ``--grey-model``, a grey-input recogniser (``greyrec``). One JSON line
 per node with its chart's line height, strong-ink share and the wild degrade pass's blur sigma
-(replayed from its seed, `eval/wild_text_audit.replay_degrade`, capped as the generator caps it).
+(replayed from its seed, `data_gen.pipeline.chart_blur`, capped as the generator caps it).
 The summary prints word F1 per blur band (none, < 0.6 px, >= 0.6 px) for nodes in the small-print
 window (chart line height < `crops.SMALL_LINE`).
 """
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -29,23 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from data_gen.pipeline import chart_blur  # noqa: E402
 from eval.ocr_node_readings import f1, overlap  # noqa: E402
-from eval.wild_text_audit import replay_degrade  # noqa: E402
-
-
-def chart_blur(js: dict[str, Any]) -> float:
-    """Blur sigma (px) of the chart's wild degrade pass, 0 when none (or not a wild chart)."""
-    from data_gen.styles import WILD_MAX_BLUR_PER_TEXT_PX
-
-    deg = (js.get("meta") or {}).get("degrade") or {}
-    if deg.get("kind") != "wild":
-        return 0.0
-    sigma, _ = replay_degrade(int(deg["seed"]))
-    style = js.get("style") or {}
-    if sigma and style.get("font_size"):
-        px = float(style["font_size"]) * statistics.mean(js.get("scale") or [1.0])
-        sigma = min(sigma, WILD_MAX_BLUR_PER_TEXT_PX * px)
-    return round(sigma, 3)
 
 
 def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,

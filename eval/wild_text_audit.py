@@ -29,22 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
-def replay_degrade(seed: int) -> tuple[float, int]:
-    """Blur sigma (0 when none) and JPEG quality of the wild degrade pass with this seed: the
-    same draws, in the same order, as `data_gen.augment.augment` with the wild pass's options."""
-    rng = random.Random(seed)
-    if rng.random() < 0.7:
-        rng.uniform(1.0, 1.0)
-    if rng.random() < 0.35:
-        rng.uniform(-1.0, 1.0)
-    sigma = rng.uniform(0.3, 1.1) if rng.random() < 0.4 else 0.0
-    if rng.random() < 0.4:
-        rng.uniform(0.75, 1.15)
-    if rng.random() < 0.4:
-        rng.randrange(2**31)
-        rng.uniform(2, 8)
-    return sigma, rng.randint(40, 85)
+from data_gen.pipeline import replay_degrade  # noqa: E402
 
 
 @cache

@@ -66,7 +66,7 @@ def aligned_lines(crop: TextCrop | None, text: str) -> list[tuple[np.ndarray, st
 
 def build(charts: list[Path], out: Path, limit: int | None = None) -> dict[str, Any]:
     """Cut the aligned lines of every chart folder in ``charts`` (benchmark layout) into ``out``."""
-    from eval.grey_crop_readings import chart_blur
+    from data_gen.pipeline import chart_blur
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
 
