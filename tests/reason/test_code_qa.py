@@ -8,11 +8,12 @@ import re
 from data_gen.code_qa import make_code_questions, random_program
 
 
-def _programs(seed: int, n: int):
+def _programs(seed: int, n: int, draw=random_program, ask=make_code_questions, prefix: str = "p"):
+    """``n`` programs drawn with ``draw`` and the questions ``ask`` writes about each."""
     rng = random.Random(seed)
     for i in range(n):
-        p = random_program(rng)
-        yield p, make_code_questions(p, f"p{i}", rng)
+        p = draw(rng)
+        yield p, ask(p, f"{prefix}{i}", rng)
 
 
 def test_programs_are_loops_with_code_texts_and_letters_in_flow_order():
@@ -63,10 +64,7 @@ def test_numbers_in_code_stories_send_the_check_down_the_gold_branch():
 def _real(seed: int, n: int):
     from data_gen.code_qa import make_real_code_questions, real_program
 
-    rng = random.Random(seed)
-    for i in range(n):
-        p = real_program(rng)
-        yield p, make_real_code_questions(p, f"r{i}", rng)
+    return _programs(seed, n, real_program, make_real_code_questions, "r")
 
 
 def test_real_functions_are_drawn_as_flowcharts_people_draw():
