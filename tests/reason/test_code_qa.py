@@ -16,6 +16,14 @@ def _programs(seed: int, n: int, draw=random_program, ask=make_code_questions, p
         yield p, ask(p, f"{prefix}{i}", rng)
 
 
+def _assert_gold_walks(chart, q) -> None:
+    """A question's gold is nodes of the chart and, unless topological, a walk along its edges."""
+    assert set(q["gold"]) <= set(chart.nodes)
+    if q["type"] != "topological":
+        g = chart.to_networkx()
+        assert all(g.has_edge(a, b) for a, b in zip(q["gold"], q["gold"][1:], strict=False)), q
+
+
 def test_programs_are_loops_with_code_texts_and_letters_in_flow_order():
     for p, _ in _programs(1, 40):
         chart = p.chart
@@ -30,12 +38,9 @@ def test_programs_are_loops_with_code_texts_and_letters_in_flow_order():
 def test_every_non_topological_gold_is_a_walk_of_the_chart():
     seen = set()
     for p, questions in _programs(2, 60):
-        g = p.chart.to_networkx()
         for q in questions:
             seen.add(q["type"])
-            assert set(q["gold"]) <= set(p.chart.nodes)
-            if q["type"] != "topological":
-                assert all(g.has_edge(a, b) for a, b in zip(q["gold"], q["gold"][1:], strict=False)), q
+            _assert_gold_walks(p.chart, q)
     assert seen == {"fact_retrieval", "applied_scenario", "flow_referential", "topological"}
 
 
@@ -90,12 +95,9 @@ def test_real_code_gold_is_a_walk_and_questions_read_as_their_type():
 
     seen, right, total = set(), 0, 0
     for p, questions in _real(12, 30):
-        g = p.chart.to_networkx()
         for q in questions:
             seen.add(q["type"])
-            assert set(q["gold"]) <= set(p.chart.nodes)
-            if q["type"] != "topological":
-                assert all(g.has_edge(a, b) for a, b in zip(q["gold"], q["gold"][1:], strict=False)), q
+            _assert_gold_walks(p.chart, q)
             total += 1
             right += classify_question(q["question"], q["answer"]) == q["type"]
     assert seen == {"fact_retrieval", "applied_scenario", "flow_referential", "topological"}
