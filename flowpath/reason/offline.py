@@ -112,11 +112,10 @@ _PREV_CUE = re.compile(r"\b(before|prior|previous|preceding|precede|earlier|must
 _NEIGHBOUR_STEP_ASK = re.compile(r"\bwhat should (?:you|i|we|one) do (?:right |just |immediately )?(?:after|before)\b|"
                                  r"\bwhat should be done (?:right |just |immediately )?(?:after|before)\b", re.I)
 # the step a one-neighbour question names and the direction it looks: "once you X, what is the
-# next step?" (after), "what comes right after the step to X?", "which step comes just before
-# you X?"; the step ends before a second question (", and what decision led to it?"), not at
-# a comma inside code ("f(a, b)")
-_NEIGHBOUR_LEAD = re.compile(r"^\s*(?:once|after|as soon as) (?:you|i|we)(?: have)? (?P<x>[^,?]{3,160}),\s*"
-                             r"(?:what|which)\b[^?]*?\b(?:next|after|follows?)\b", re.I)
+# next step?" (after: `_LEADING_PLACE` then `_NEXT_ASK`), "what comes right after the step to
+# X?", "which step comes just before you X?"; the step ends before a second question (", and
+# what decision led to it?"), not at a comma inside code ("f(a, b)")
+_NEXT_ASK = re.compile(r"(?:what|which)\b[^?]*?\b(?:next|after|follows?)\b", re.I)
 _NEIGHBOUR_TAIL = re.compile(r"^\s*(?:what|which)\b[^?]{0,60}?\b(?:right |just |immediately |directly )?"
                              r"(?P<dir>after|before|following|preceding|prior to) (?:(?:you|i|we)(?: have)? |"
                              r"the step (?:to|of|where you) )?(?P<x>(?:(?!,\s*(?:and|what|which|with)\b)[^?]){3,160})\?\s*$",
@@ -1697,11 +1696,14 @@ class OfflineReasoner(Reasoner):
         check) or gives no answer."""
         if not answer.strip() or _WALK.search(question) or _NEXT_N.search(question):
             return None
-        lead = _NEIGHBOUR_LEAD.search(question)
+        lead = _LEADING_PLACE.match(question)
+        if lead is not None and not (lead.group("word").lower() in ("once", "after", "as soon as")
+                                     and lead.group("who") and _NEXT_ASK.match(question, lead.end())):
+            lead = None  # "once you X, what comes next?" only
         tail = None if lead else _NEIGHBOUR_TAIL.search(question)
         if lead is None and tail is None:
             return None
-        named = (lead or tail).group("x")  # type: ignore[union-attr]
+        named = lead.group("step") if lead else tail.group("x")  # type: ignore[union-attr]
         if _ASKS_DECISION.search(question.replace(named, " ")):
             return None  # "which check comes before X" asks for the check too (`_flow`)
         forward = lead is not None or tail.group("dir").lower() in ("after", "following")  # type: ignore[union-attr]
@@ -1755,7 +1757,15 @@ def _sentences(text: str) -> list[str]:
     return [x for x in _SENTENCE_END.split(text.strip()) if x]
 
 
-_SETTING_CLAUSE = re.compile(r"^\s*(?:after|once|before|as soon as|having|following)\b[^,;.?!]{3,120},\s*(?=\S)", re.I)
+# the clause that opens a question or an answer by placing it after or before another step
+# ("Once you rinse the jar, ...", "After you have escalated the complaint, what comes next?",
+# "Having sanded it, ..."): its word, the clause, and within it who does the step and the step;
+# one home for fact questions (`_setting_clause`, `_question_core`), answers (`_answer_core`)
+# and flow questions about a neighbour (`_neighbour_pair`). The step ends at a comma or a
+# sentence's end, not at a dot inside a name ("once you load file 'log.txt', what follows?")
+_LEADING_PLACE = re.compile(r"^\s*(?P<word>after|once|before|as soon as|having|following)\s+"
+                            r"(?P<clause>(?:(?P<who>you|i|we)(?: have)?\s+)?(?P<step>(?:[^,;.?!]|\.(?=\S)){3,160})),\s*",
+                            re.I)
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|when|unless|whether|in case)\b([^,;.?!]{3,160})", re.I)
 
 
@@ -1783,8 +1793,6 @@ _THING_ASKS = [re.compile(r"^\s*(?:at )?(?:which|what) step\b[^?]*?\b(?:need|nee
                re.compile(r"^\s*what (?:is|are)\s+(?P<thing>.{3,80}?)\s+used for\b", re.I),
                re.compile(r"\bsays?\s+(?P<thing>.{3,80}?)\s+(?:is|are) for\b", re.I),
                re.compile(r"^\s*what do you do with\s+(?P<thing>[^?]{3,80})\?\s*$", re.I)]
-_PLACING = re.compile(r"^\s*(after|once|before|as soon as|having|following)\s+([^,;.?!]{3,120}),"
-                      r"|\s(?:right |just )?(once|after|before|as soon as)\s+([^,;.?!]{3,120})\?\s*$", re.I)
 
 
 _YESNO_STEP_ASK = re.compile(r"^\s*(?:(?:does|do|did) (?:the (?:flow)?chart|it) (?:tell|ask|want|say for|instruct) you to|"
@@ -1803,11 +1811,10 @@ def _setting_clause(question: str) -> tuple[str, str] | None:
     """The clause placing a question after or before another step, opening or closing it
     ("Once you rinse the jar, ..." / "... just before you heat the oil?"): ``(its word, the
     rest)``; the counterpart of what `_question_core` removes."""
-    m = _PLACING.search(question)
+    m = _LEADING_PLACE.match(question) or _TRAILING_PLACE.search(question)
     if m is None:
         return None
-    word, clause = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    return word, clause.strip()
+    return m.group("word"), m.group("clause").strip()
 
 
 def _answer_core(answer: str, trailing: bool = True) -> str:
@@ -1815,7 +1822,7 @@ def _answer_core(answer: str, trailing: bool = True) -> str:
     heat the oil" -> "heat the oil") and, with ``trailing``, without one that closes it ("About
     10 minutes, right after you rinse the jar" -> "About 10 minutes"); the answer itself when
     nothing else is left."""
-    core = _SETTING_CLAUSE.sub("", answer, count=1)
+    core = _LEADING_PLACE.sub("", answer, count=1)
     if trailing:
         core = _TRAILING_SETTING.sub("", core, count=1)
     return core if core.strip() else answer
@@ -1837,7 +1844,9 @@ def _without_embedded_questions(text: str) -> str:
     return _EMBEDDED_QUESTION.sub(" ", text)
 
 
-_TRAILING_PLACE = re.compile(r"\s+(?:right |just )?(?:once|after|before|as soon as)\s+[^,;.?!]{3,120}(?=\?\s*$)", re.I)
+# the clause that closes a question by placing it ("... just before you heat the oil?")
+_TRAILING_PLACE = re.compile(r"\s+(?:right |just )?(?P<word>once|after|before|as soon as)\s+"
+                             r"(?P<clause>[^,;.?!]{3,120})(?=\?\s*$)", re.I)
 
 
 def _question_core(question: str) -> str:
@@ -1845,7 +1854,7 @@ def _question_core(question: str) -> str:
     or closing it ("Once you rinse the jar, how long do you heat the oil?" -> "how long do you
     heat the oil?", "What do you do once you rinse the jar?" -> "What do you do?"); the
     question itself when nothing else is left."""
-    core = _TRAILING_PLACE.sub("", _SETTING_CLAUSE.sub("", question, count=1), count=1)
+    core = _TRAILING_PLACE.sub("", _LEADING_PLACE.sub("", question, count=1), count=1)
     return core if core.strip("? ") else question
 
 
