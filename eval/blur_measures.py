@@ -4,7 +4,7 @@
 
 For every chart (gold node regions), the chart-level blur measures `OCRTranscriber` takes of its
 node text (`crops.strong_ink_share`, `crops.stroke_sharpness`: recorded as it calls them by
-`flowpath.transcribe.ocr.node_crops.record_node_crops`; no OCR is run) and the chart's drawn blur:
+`eval/ocr_node_readings.gold_crops`; no OCR is run) and the chart's drawn blur:
 sigma replayed from its degrade seed (`data_gen.pipeline.chart_blur`), JPEG quality, font
 px. Prints, per measure, how well it separates blurred charts (sigma >= ``--blurred``) from the
 rest among small-print charts (line height in [6.5, 14) px): ROC AUC (taken in the direction that
@@ -26,21 +26,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 logging.disable(logging.WARNING)
 
 from data_gen.pipeline import chart_blur, replay_degrade  # noqa: E402
+from eval.ocr_node_readings import gold_crops  # noqa: E402
 
 
 def measure_set(bench: Path, limit: int | None) -> list[dict[str, Any]]:
     from flowpath.datasets.febench import Benchmark
-    from flowpath.io import load_image
-    from flowpath.mermaid import parse_mermaid
-    from flowpath.transcribe.ocr.node_crops import record_node_crops
 
     bm = Benchmark(bench)
     out = []
     for cid in bm.chart_ids[:limit] if limit else bm.chart_ids:
         chart = bm.chart(cid)
-        gold = parse_mermaid(chart.mermaid, strict=False)
-        seen = record_node_crops(load_image(chart.image_path),
-                                 {k: chart.regions[k] for k in gold.nodes if k in chart.regions}).measures
+        seen = gold_crops(chart)[1].measures
         js = json.loads(Path(chart.image_path).with_suffix(".json").read_text(encoding="utf-8"))
         deg = (js.get("meta") or {}).get("degrade") or {}
         quality = replay_degrade(int(deg["seed"]))[1] if deg.get("kind") == "wild" else None

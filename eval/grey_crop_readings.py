@@ -29,17 +29,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from data_gen.pipeline import chart_blur  # noqa: E402
-from eval.ocr_node_readings import f1, overlap  # noqa: E402
+from eval.ocr_node_readings import f1, gold_crops, overlap  # noqa: E402
 
 
 def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,
                engines_wanted: tuple[str, ...] = ("tess", "rapid", "textrec", "greyrec")) -> list[dict[str, Any]]:
     from flowpath.datasets.febench import Benchmark
-    from flowpath.io import load_image
-    from flowpath.mermaid import parse_mermaid
     from flowpath.transcribe.ocr import OCRTranscriber
     from flowpath.transcribe.ocr.engines import RapidOCREngine
-    from flowpath.transcribe.ocr.node_crops import record_node_crops
     from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
 
     rapid = RapidOCREngine()
@@ -50,9 +47,7 @@ def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,
     out: list[dict[str, Any]] = []
     for cid in bm.chart_ids[:limit] if limit else bm.chart_ids:
         chart = bm.chart(cid)
-        gold = parse_mermaid(chart.mermaid, strict=False)
-        cut = record_node_crops(load_image(chart.image_path),
-                                {k: chart.regions[k] for k in gold.nodes if k in chart.regions}, tr)
+        gold, cut = gold_crops(chart, tr)
         ids = [n.node for n in cut.nodes]
         js = json.loads(Path(chart.image_path).with_suffix(".json").read_text(encoding="utf-8"))
         line_h = cut.line_height

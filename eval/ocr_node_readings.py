@@ -29,6 +29,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 ENGINES = ("tesseract", "rapidocr_split", "rapidocr_det", "textrec")
 
 
+def gold_crops(chart: Any, transcriber: Any = None, read: bool = False) -> tuple[Any, Any]:
+    """A benchmark chart's gold graph and the transcriber's node crops of its gold regions, in
+    its reading order (`flowpath.transcribe.ocr.node_crops.record_node_crops`)."""
+    from flowpath.io import load_image
+    from flowpath.mermaid import parse_mermaid
+    from flowpath.transcribe.ocr.node_crops import record_node_crops
+
+    gold = parse_mermaid(chart.mermaid, strict=False)
+    regions = {k: chart.regions[k] for k in gold.nodes if k in chart.regions}
+    return gold, record_node_crops(load_image(chart.image_path), regions, transcriber, read=read)
+
+
 def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINES,
                textrec_model: Path | None = None, extra_models: dict[str, Path] | None = None,
                as_needed: bool = False) -> list[dict[str, Any]]:
@@ -39,12 +51,9 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
     `flowpath.transcribe.ocr.choice` would hand it (the others record an empty reading).
     """
     from flowpath.datasets.febench import Benchmark
-    from flowpath.io import load_image
-    from flowpath.mermaid import parse_mermaid
     from flowpath.transcribe.ocr import OCRTranscriber
     from flowpath.transcribe.ocr.choice import choose_engines
     from flowpath.transcribe.ocr.engines import RapidOCREngine, Reading, split_lines
-    from flowpath.transcribe.ocr.node_crops import record_node_crops
     from flowpath.transcribe.ocr.recogniser import MODEL_DIR, LineRecogniserEngine
 
     rapid = RapidOCREngine()
@@ -66,9 +75,7 @@ def read_nodes(bench: Path, limit: int | None, engines: tuple[str, ...] = ENGINE
     out = []
     for cid in bm.chart_ids[:limit] if limit else bm.chart_ids:
         chart = bm.chart(cid)
-        gold = parse_mermaid(chart.mermaid, strict=False)
-        cut = record_node_crops(load_image(chart.image_path),
-                                {k: chart.regions[k] for k in gold.nodes if k in chart.regions}, tr, read=True)
+        gold, cut = gold_crops(chart, tr, read=True)
         ids = [n.node for n in cut.nodes]  # reading order: the order of the transcriber's crops
         crops = [n.crop for n in cut.nodes]
         first_read[:] = cut.readings
