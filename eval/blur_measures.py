@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 logging.disable(logging.WARNING)
 
 from data_gen.pipeline import chart_blur, replay_degrade  # noqa: E402
-from eval.ocr_node_readings import gold_crops  # noqa: E402
+from eval.ocr_node_readings import gold_crops, read_records, write_records  # noqa: E402
 
 
 def measure_set(bench: Path, limit: int | None) -> list[dict[str, Any]]:
@@ -90,14 +90,10 @@ def main() -> int:
     ap.add_argument("--blurred", type=float, default=0.6, help="sigma from which a chart counts as blurred")
     ap.add_argument("--summary", type=Path, nargs="*", help="rows written before")
     args = ap.parse_args()
-    rows: list[dict[str, Any]] = []
-    for path in args.summary or ():
-        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows = read_records(args.summary)
     for bench in args.bench:
         rows += measure_set(bench, args.limit)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    write_records(args.out, rows)
     report(rows, args.blurred)
     return 0
 

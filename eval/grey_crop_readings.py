@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from data_gen.pipeline import chart_blur  # noqa: E402
-from eval.ocr_node_readings import f1, gold_crops, overlap  # noqa: E402
+from eval.ocr_node_readings import f1, gold_crops, overlap, read_records, write_records  # noqa: E402
 
 
 def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,
@@ -111,9 +111,7 @@ def main() -> int:
     ap.add_argument("--summary", type=Path, nargs="*", help="records written before (the new ones are merged "
                     "into them node by node: a later checkpoint read alone)")
     args = ap.parse_args()
-    records: list[dict[str, Any]] = []
-    for path in args.summary or ():
-        records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    records = read_records(args.summary)
     by_node = {(r["set"], r["chart"], r["node"]): r for r in records}
     for bench in args.bench:
         for r in read_nodes(bench, args.limit, args.grey_model, tuple(args.engines.split(","))):
@@ -123,9 +121,7 @@ def main() -> int:
             else:
                 by_node[key] = r
                 records.append(r)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    write_records(args.out, records)
     summary(records)
     return 0
 

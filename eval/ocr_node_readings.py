@@ -29,6 +29,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 ENGINES = ("tesseract", "rapidocr_split", "rapidocr_det", "textrec")
 
 
+def read_records(paths: list[Path] | None) -> list[dict[str, Any]]:
+    """Per-node (or per-chart) records written before, JSON lines, in order."""
+    return [json.loads(line) for path in paths or () for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def write_records(path: Path | None, records: list[dict[str, Any]]) -> None:
+    """Write ``records`` as JSON lines to ``path`` (its folder made); nothing when None."""
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
 def gold_crops(chart: Any, transcriber: Any = None, read: bool = False) -> tuple[Any, Any]:
     """A benchmark chart's gold graph and the transcriber's node crops of its gold regions, in
     its reading order (`flowpath.transcribe.ocr.node_crops.record_node_crops`)."""
@@ -227,16 +239,12 @@ def main() -> int:
     ap.add_argument("--as-needed", action="store_true",
                     help="rapidocr reads only the crops steps 1-2 of the rule hand it (faster)")
     args = ap.parse_args()
-    records: list[dict[str, Any]] = []
-    for path in args.summary or ():
-        records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    records = read_records(args.summary)
     for bench in args.bench:
         extra = dict(item.split("=", 1) for item in args.textrec_extra)
         records += read_nodes(bench, args.limit, tuple(args.engines.split(",")), args.textrec_model,
                               {k: Path(v) for k, v in extra.items()}, args.as_needed)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    write_records(args.out, records)
     summary(records)
     return 0
 
