@@ -36,3 +36,17 @@ def generate_in_child_process(args: list[str]) -> None:
     proc = subprocess.run([sys.executable, "-m", "data_gen", *args], cwd=REPO_ROOT,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def render_in_families(folder: Path, mermaid: str, families: tuple[str, ...], *extra: str) -> Path:
+    """``mermaid`` drawn once in each style family (eval palettes, seed 3) into ``folder /
+    "bench"`` by `generate_in_child_process`; ``extra``: further generator arguments."""
+    inputs = []
+    for fam in families:
+        p = folder / f"{fam}.mmd"
+        p.write_text(mermaid)
+        inputs.append(str(p))
+    out = folder / "bench"
+    generate_in_child_process([str(out), "--input", *inputs, "--styles", ",".join(families), "--split", "eval",
+                               "--workers", "0", "--seed", "3", *extra])
+    return out

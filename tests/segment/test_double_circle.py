@@ -9,7 +9,7 @@ import pytest
 
 from flowpath.geometry import box_iou
 from flowpath.segment import ClassicalSegmenter
-from tests.markers import generate_in_child_process, require_chromium
+from tests.markers import render_in_families, require_chromium
 from tests.segment.synth import SHAPES, STYLES, draw_chart
 
 
@@ -65,16 +65,7 @@ FAMILIES = ("single_color", "multi_color", "default", "black_white")
 def rendered(tmp_path_factory):
     """The chart in the four style families (eval palettes), at 1x: the band between the two
     circles is then too thin to be a flat region of its own."""
-    tmp = tmp_path_factory.mktemp("double_circle")
-    inputs = []
-    for fam in FAMILIES:
-        p = tmp / f"{fam}.mmd"
-        p.write_text(CHART)
-        inputs.append(str(p))
-    out = tmp / "bench"
-    generate_in_child_process([str(out), "--input", *inputs, "--styles", ",".join(FAMILIES), "--split", "eval",
-                   "--workers", "0", "--seed", "3", "--scale", "1"])
-    return out
+    return render_in_families(tmp_path_factory.mktemp("double_circle"), CHART, FAMILIES, "--scale", "1")
 
 
 @require_chromium

@@ -8,7 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.markers import generate_in_child_process, require_chromium, require_tesseract
+from tests.markers import (
+    generate_in_child_process,
+    render_in_families,
+    require_chromium,
+    require_tesseract,
+)
 
 pytestmark = require_tesseract
 
@@ -43,16 +48,7 @@ FAMILIES = ("default", "single_color", "multi_color")
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     """The chart in the three coloured style families (eval palettes)."""
-    tmp = tmp_path_factory.mktemp("labels")
-    inputs = []
-    for fam in FAMILIES:
-        p = tmp / f"{fam}.mmd"
-        p.write_text(CHART)
-        inputs.append(str(p))
-    out = tmp / "bench"
-    generate_in_child_process([str(out), "--input", *inputs, "--styles", ",".join(FAMILIES), "--split", "eval",
-               "--workers", "0", "--seed", "3"])
-    return out
+    return render_in_families(tmp_path_factory.mktemp("labels"), CHART, FAMILIES)
 
 
 @require_chromium
