@@ -402,6 +402,10 @@ class OfflineReasoner(Reasoner):
         # grounded by that step and the successor the answer names, read as a pair like
         # `flow_neighbour_pairs` (generated QA, howflow12_val); False: `_scenario`'s anchors
         self.scenario_just_done_pairs = True
+        # what a story says the person has just done is a step, not a check ("He just decorated
+        # the outside" is the painting step, not "Do you want to paint the outside?"): the pair's
+        # first node is never a check (generated QA, howscen13_val); False: any node
+        self.scenario_done_step_not_check = True
         # a story's opening sentence names the task; a check only it restates, or says a level
         # word for, is not settled ("Daniel is training a puppy to sit" for "Does the puppy sit
         # down?", "caring for a cold" for "Is your temperature above 38 degrees?"); a number there
@@ -1473,7 +1477,7 @@ class OfflineReasoner(Reasoner):
             return None
         if any(t is not None for t in self._settled(ctx, q, question, None).values()):
             return None
-        fit = self._edge_fit(ctx, _JUST_DONE.sub(" ", done[0]), answer)
+        fit = self._edge_fit(ctx, _JUST_DONE.sub(" ", done[0]), answer, check_named=not self.scenario_done_step_not_check)
         if fit is None:
             return None
         ids = list(fit)
@@ -1728,18 +1732,22 @@ class OfflineReasoner(Reasoner):
 
     @staticmethod
     def _edge_fit(ctx: _ChartContext, named: str, answer: str, *, forward: bool = True,
-                  start_named: bool = False, answer_weight: float = 1.0) -> tuple[str, str] | None:
+                  start_named: bool = False, answer_weight: float = 1.0,
+                  check_named: bool = True) -> tuple[str, str] | None:
         """The connected pair (step, neighbour) that ``named`` (a step in other words) and
         ``answer`` fit best together: over the chart's edges (read backwards unless
         ``forward``), the step's fit to ``named`` plus the neighbour's fit to ``answer``
         (lexical scores blended with embedding likeness). The Start node is no named step
-        unless ``start_named``. None on a chart with no edges."""
+        unless ``start_named``, a check none unless ``check_named``. None on a chart with no
+        such edges."""
         x = {n: 0.5 * v[0] + 0.5 * v[1] for n, v in ctx.index.scores(named).items()}
         a = {n: 0.6 * v[1] + 0.4 * v[0] for n, v in ctx.index.scores(answer).items()}
         if not start_named:
             x.update({n: 0.0 for n in x if node_kind(ctx.chart, n) == "start"})
         pairs = [(e.source, e.target) if forward else (e.target, e.source) for e in ctx.chart.edges
                  if e.source != e.target]
+        if not check_named:
+            pairs = [p for p in pairs if node_kind(ctx.chart, p[0]) != "decision"]
         if not pairs:
             return None
         return max(pairs, key=lambda p: (x[p[0]] + answer_weight * a[p[1]], -ctx.depth.get(p[0], 0)))
