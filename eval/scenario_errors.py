@@ -48,8 +48,8 @@ from flowpath.reason.text import tokens
 ORDER = ["through_loop", "wrong_end", "stops_short", "runs_past", "missed_check", "missed_done_step", "missed_situation",
          "missed_middle", "wrong_check", "extra_before", "branch_misread", "extra_other"]
 _NEGATION = re.compile(r"\b(?:no|not|never|without|nothing|none|barely|only|n't)\b|n't\b", re.I)
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|hundred|"
-                     r"half|sixteenth|first|second|third)\b", re.I)
+_NUMBER = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|hundred|"
+                     r"sixteenth)\b", re.I)
 
 
 def _clauses() -> dict[str, dict[str, str]]:

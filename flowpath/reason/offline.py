@@ -406,6 +406,11 @@ class OfflineReasoner(Reasoner):
         # the outside" is the painting step, not "Do you want to paint the outside?"): the pair's
         # first node is never a check (generated QA, howscen13_val); False: any node
         self.scenario_done_step_not_check = True
+        # an answer upstream of the story's first settled check that the check's taken branch
+        # loops back to is reached round the loop: the walk runs check -> taken branch -> answer
+        # (docs/reasoning.md "Gold conventions"; generated QA, howscen13_val); False: the anchors
+        # are joined in depth order (answer -> check)
+        self.scenario_answer_up_loop = True
         # a story's opening sentence names the task; a check only it restates, or says a level
         # word for, is not settled ("Daniel is training a puppy to sit" for "Does the puppy sit
         # down?", "caring for a cold" for "Is your temperature above 38 degrees?"); a number there
@@ -1444,6 +1449,19 @@ class OfflineReasoner(Reasoner):
                 anchors.append(told)
         ids = self._connect(ctx, anchors, rel, question + " " + answer, taken=settled,
                             max_gap=self.scenario_walk_gap if settled else None)
+        if settled and self.scenario_answer_up_loop:
+            # the answer lies back up a loop the story's first settled check starts ("the jam
+            # just runs across the plate" -> boil two more minutes -> "test the set again"): the
+            # walk goes from the check through the taken branch round to it, not down to the
+            # check from the answer (`_connect` joins anchors in depth order)
+            first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+            t = settled[first]
+            if best in nx.ancestors(ctx.g, first) and (t == best or best in nx.descendants(ctx.g, t)):
+                loop = self._path(ctx, first, best, rel, question + " " + answer, taken=settled)
+                if loop is not None:
+                    done = [a for a in anchors if a in ctx.chart.predecessors(first) and a != best
+                            and node_kind(ctx.chart, a) not in ("start", "end", "decision")]
+                    ids = list(dict.fromkeys(done[:1] + loop))
         if len(ids) == 1:
             # nothing upstream was named strongly: "what next" is asked from the step just
             # before the answer, so the predecessor the story hints at (else the decision
