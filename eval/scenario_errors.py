@@ -141,10 +141,13 @@ def tags_of(chart: Any, record: dict[str, Any], clauses: dict[str, dict[str, str
             tags.append("wrong_check")
         elif nx.has_path(g, n, gold_first) and not nx.has_path(g, gold_first, n):
             tags.append("extra_before")
+        elif nx.has_path(g, gold_end, n):
+            if "runs_past" not in tags:  # (a node past the answer is the running past)
+                tags.append("extra_other")
         elif any(n == e.target or nx.has_path(g, e.target, n) for c in checks for e in chart.out_edges(c)
                  if e.target not in gold):
             tags.append("branch_misread")
-        elif "runs_past" not in tags:
+        else:
             tags.append("extra_other")
     return list(dict.fromkeys(tags)) or ["extra_other"]
 
