@@ -124,8 +124,10 @@ _NEIGHBOUR_TAIL = re.compile(r"^\s*(?:what|which)\b[^?]{0,60}?\b(?:right |just |
 # a story sentence saying the person has just done a step ("He just soaked the shirt.", "Aisha
 # noted regular costs a moment ago."): "what next" then asks for that step's successor
 # ("just" before a present-tense verb or a number is "only": "the jam just runs across the plate";
-# "just before this, Priya managed to ..." places a step upstream, scen9_val)
-_JUST_DONE = re.compile(r"\bjust (?!\d)(?!\w+s\b)(?!(?:before|after|then|now|like|about|under|over|in|at|on|to|the|a|an)\b)(?=\w)|"
+# "just before this, Priya managed to ..." places a step upstream, scen9_val; "has just turned 19"
+# is an age, scen9_val, and "arrived just last week" a time, howscen13_val)
+_JUST_DONE = re.compile(r"\bjust (?!\d)(?!\w+s\b)(?!turned \d)"
+                        r"(?!(?:before|after|then|now|like|about|under|over|in|at|on|to|the|a|an|last)\b)(?=\w)|"
                         r"\ba moment ago\b", re.I)
 # a story that asks what its person should do ("He just started the first row. What should Raj do
 # next?", "What does the flowchart suggest Maria should do?") is an applied scenario however short

@@ -139,3 +139,11 @@ def test_the_taxonomy_names_each_cause():
     assert tax.settling_form("Is the soil pH below 6?", "the reading comes out at a neutral 7") == "number"
     assert tax.settling_form("Does the tap still drip?", "the spout stays completely dry") == "outcome"
     assert tax.settling_form("Is the sink still blocked?", "the water does not move") == "negation"
+
+
+def test_an_age_or_a_time_after_just_is_no_step_done():
+    from flowpath.reason.offline import _JUST_DONE
+
+    assert _JUST_DONE.search("She just joined the boards.")
+    assert not _JUST_DONE.search("It turns out Emma has just turned 4.")
+    assert not _JUST_DONE.search("Luckily, the parcel arrived just last week.")
