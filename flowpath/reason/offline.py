@@ -1461,9 +1461,10 @@ class OfflineReasoner(Reasoner):
             if best in nx.ancestors(ctx.g, first) and (t == best or best in nx.descendants(ctx.g, t)):
                 loop = self._path(ctx, first, best, rel, question + " " + answer, taken=settled)
                 if loop is not None:
-                    done = [a for a in anchors if a in ctx.chart.predecessors(first) and a != best
-                            and node_kind(ctx.chart, a) not in ("start", "end", "decision")]
-                    ids = list(dict.fromkeys(done[:1] + loop))
+                    # (the step done just before the check, when one was found, stays)
+                    done_steps = [a for a in anchors if a in ctx.chart.predecessors(first) and a != best
+                                  and node_kind(ctx.chart, a) not in ("start", "end", "decision")]
+                    ids = list(dict.fromkeys(done_steps[:1] + loop))
         if len(ids) == 1:
             # nothing upstream was named strongly: "what next" is asked from the step just
             # before the answer, so the predecessor the story hints at (else the decision
