@@ -123,8 +123,10 @@ _NEIGHBOUR_TAIL = re.compile(r"^\s*(?:what|which)\b[^?]{0,60}?\b(?:right |just |
 # a story sentence saying the person has just done a step ("He just soaked the shirt.", "Aisha
 # noted regular costs a moment ago."): "what next" then asks for that step's successor
 # ("just" before a present-tense verb or a number is "only": "the jam just runs across the plate";
-# "just before this, Priya managed to ..." places a step upstream, scen9_val)
-_JUST_DONE = re.compile(r"\bjust (?!\d)(?!\w+s\b)(?!(?:before|after|then|now|like|about|under|over|in|at|on|to|the|a|an)\b)(?=\w)|"
+# "just before this, Priya managed to ..." places a step upstream, scen9_val; "has just turned 19"
+# is an age, scen9_val, and "arrived just last week" a time, howscen13_val)
+_JUST_DONE = re.compile(r"\bjust (?!\d)(?!\w+s\b)(?!turned \d)"
+                        r"(?!(?:before|after|then|now|like|about|under|over|in|at|on|to|the|a|an|last)\b)(?=\w)|"
                         r"\ba moment ago\b", re.I)
 # a story that asks what its person should do ("He just started the first row. What should Raj do
 # next?", "What does the flowchart suggest Maria should do?") is an applied scenario however short
@@ -401,6 +403,20 @@ class OfflineReasoner(Reasoner):
         # grounded by that step and the successor the answer names, read as a pair like
         # `flow_neighbour_pairs` (generated QA, howflow12_val); False: `_scenario`'s anchors
         self.scenario_just_done_pairs = True
+        # what a story says the person has just done is a step, not a check ("He just decorated
+        # the outside" is the painting step, not "Do you want to paint the outside?"): the pair's
+        # first node is never a check (generated QA, howscen13_val); False: any node
+        self.scenario_done_step_not_check = True
+        # an answer upstream of the story's first settled check that the check's taken branch
+        # loops back to is reached round the loop: the walk runs check -> taken branch -> answer
+        # (docs/reasoning.md "Gold conventions"; generated QA, howscen13_val); False: the anchors
+        # are joined in depth order (answer -> check)
+        self.scenario_answer_up_loop = True
+        # a story's opening sentence names the task; a check only it restates, or says a level
+        # word for, is not settled ("Daniel is training a puppy to sit" for "Does the puppy sit
+        # down?", "caring for a cold" for "Is your temperature above 38 degrees?"); a number there
+        # still settles its check (generated QA, howscen13_val); False: the whole story reads
+        self.scenario_opening_sets_scene = True
         # how-to stories say the step done just before the first settled check in words of their
         # own ("he already got the car somewhere safe" for "Pull over onto flat, firm ground"): a
         # sentence after the opening whose nearest node (raw embedding cosine, at least this) is
@@ -1162,6 +1178,11 @@ class OfflineReasoner(Reasoner):
         chart = ctx.chart
         out: dict[str, str | None] = {}
         upstream = nx.ancestors(ctx.g, target) if target is not None else set(ctx.index.ids)
+        sentences = _sentences(statement)
+        # the statement after its opening sentence, which names the task ("Daniel is training a
+        # puppy to sit", "Elena is caring for a cold at home"): None when the story is that one
+        # sentence
+        after_opening = " ".join(sentences[1:]) if self.scenario_opening_sets_scene and len(sentences) >= 3 else None
         for d in sorted(upstream):
             if node_kind(ctx.chart, d) != "decision":
                 continue
@@ -1178,6 +1199,12 @@ class OfflineReasoner(Reasoner):
             # it by an opposite, a bound or a level word, which the encoder does not see
             if q[d] < self.settle_threshold and not states_quantity(text, statement) and not (
                     read is not None and read[1] in ("bound", "level", "opposite")):
+                continue
+            if read is not None and read[1] in ("restated", "opposite", "level") and after_opening is not None \
+                    and read_check(text, after_opening) is None and not states_quantity(text, after_opening):
+                # the task's name restates a check ("training a puppy to sit" for "Does the puppy
+                # sit down?") or says a level word ("a cold" for "Is your temperature above 38
+                # degrees?"): the opening sets the scene and settles nothing (its numbers do)
                 continue
             taken = read[0] if read is not None else None if self.scenario_opposites else branch_taken(text, statement)
             if taken is None:
@@ -1423,6 +1450,20 @@ class OfflineReasoner(Reasoner):
                 anchors.append(told)
         ids = self._connect(ctx, anchors, rel, question + " " + answer, taken=settled,
                             max_gap=self.scenario_walk_gap if settled else None)
+        if settled and self.scenario_answer_up_loop:
+            # the answer lies back up a loop the story's first settled check starts ("the jam
+            # just runs across the plate" -> boil two more minutes -> "test the set again"): the
+            # walk goes from the check through the taken branch round to it, not down to the
+            # check from the answer (`_connect` joins anchors in depth order)
+            first = min(settled, key=lambda n: (ctx.depth.get(n, 0), n))
+            t = settled[first]
+            if best in nx.ancestors(ctx.g, first) and (t == best or best in nx.descendants(ctx.g, t)):
+                loop = self._path(ctx, first, best, rel, question + " " + answer, taken=settled)
+                if loop is not None:
+                    # (the step done just before the check, when one was found, stays)
+                    done_steps = [a for a in anchors if a in ctx.chart.predecessors(first) and a != best
+                                  and node_kind(ctx.chart, a) not in ("start", "end", "decision")]
+                    ids = list(dict.fromkeys(done_steps[:1] + loop))
         if len(ids) == 1:
             # nothing upstream was named strongly: "what next" is asked from the step just
             # before the answer, so the predecessor the story hints at (else the decision
@@ -1456,7 +1497,7 @@ class OfflineReasoner(Reasoner):
             return None
         if any(t is not None for t in self._settled(ctx, q, question, None).values()):
             return None
-        fit = self._edge_fit(ctx, _JUST_DONE.sub(" ", done[0]), answer)
+        fit = self._edge_fit(ctx, _JUST_DONE.sub(" ", done[0]), answer, check_named=not self.scenario_done_step_not_check)
         if fit is None:
             return None
         ids = list(fit)
@@ -1714,18 +1755,22 @@ class OfflineReasoner(Reasoner):
 
     @staticmethod
     def _edge_fit(ctx: _ChartContext, named: str, answer: str, *, forward: bool = True,
-                  start_named: bool = False, answer_weight: float = 1.0) -> tuple[str, str] | None:
+                  start_named: bool = False, answer_weight: float = 1.0,
+                  check_named: bool = True) -> tuple[str, str] | None:
         """The connected pair (step, neighbour) that ``named`` (a step in other words) and
         ``answer`` fit best together: over the chart's edges (read backwards unless
         ``forward``), the step's fit to ``named`` plus the neighbour's fit to ``answer``
         (lexical scores blended with embedding likeness). The Start node is no named step
-        unless ``start_named``. None on a chart with no edges."""
+        unless ``start_named``, a check none unless ``check_named``. None on a chart with no
+        such edges."""
         x = {n: 0.5 * v[0] + 0.5 * v[1] for n, v in ctx.index.scores(named).items()}
         a = {n: 0.6 * v[1] + 0.4 * v[0] for n, v in ctx.index.scores(answer).items()}
         if not start_named:
             x.update({n: 0.0 for n in x if node_kind(ctx.chart, n) == "start"})
         pairs = [(e.source, e.target) if forward else (e.target, e.source) for e in ctx.chart.edges
                  if e.source != e.target]
+        if not check_named:
+            pairs = [p for p in pairs if node_kind(ctx.chart, p[0]) != "decision"]
         if not pairs:
             return None
         return max(pairs, key=lambda p: (x[p[0]] + answer_weight * a[p[1]], -ctx.depth.get(p[0], 0)))
