@@ -27,6 +27,7 @@ from typing import Any
 
 from flowpath.transcribe.ocr.text import (
     ACRONYM,
+    BARE_TWO_LETTER,
     SPELLABLE_WORD,
     as_cased,
     frequency_words,
@@ -53,12 +54,15 @@ class LexiconSetting:
     margin: float = 5.0
     candidates: int = 24
     prior: float = 0.0
+    two_letter: bool = False
 
 
-def replaceable(token: str) -> re.Match[str] | None:
+def replaceable(token: str, two_letter: bool = False) -> re.Match[str] | None:
     """The match of ``token`` (word group 2) when it is an unknown plain word the decoding may
-    replace; None for known words, identifiers, numbers, acronyms and short words."""
-    m = SPELLABLE_WORD.fullmatch(token)
+    replace; None for known words, identifiers, numbers, acronyms and short words (with
+    ``two_letter``, a bare lower-case two-letter word as spelling mends them, `text.BARE_TWO_LETTER`,
+    may be replaced too)."""
+    m = SPELLABLE_WORD.fullmatch(token) or (BARE_TWO_LETTER.fullmatch(token) if two_letter else None)
     if m is None:
         return None
     word = m.group(2)
@@ -120,7 +124,7 @@ def lexicon_decode(log_probs: Any, steps: Sequence[int], greedy: Sequence[str], 
     for b, text in enumerate(greedy):
         toks = text.split(" ")
         for j, tok in enumerate(toks):
-            m = replaceable(tok)
+            m = replaceable(tok, setting.two_letter)
             if m is None:
                 continue
             words = _shortlist(m.group(2), setting)
@@ -143,7 +147,7 @@ def lexicon_decode(log_probs: Any, steps: Sequence[int], greedy: Sequence[str], 
         if got[best] == -math.inf:
             continue
         if got[best] >= base[b] - setting.margin:
-            m = SPELLABLE_WORD.fullmatch(out[b][j])
+            m = SPELLABLE_WORD.fullmatch(out[b][j]) or BARE_TWO_LETTER.fullmatch(out[b][j])
             assert m is not None
             out[b][j] = m.group(1) + words[best] + m.group(3)
     return [" ".join(toks) for toks in out]
