@@ -16,7 +16,8 @@ lacks (the metric's bag of words, `overlap`) is given the first class that expla
                  token, or the word read as two or three tokens (exact letters);
 ``punctuation``  the gold writes the word joined to its neighbour by punctuation (``e-mail``) and
                  the reading has the two as one token, or the reverse;
-``spelling_broke``  the text before spelling had the word, spelling "mended" it away;
+``spelling_broke``  the text before spelling had the word, spelling (or the readers' vote,
+                 `text.vote_words`, which runs after it) "mended" it away;
 ``lexicon_broke``  the kept learned reader's greedy line had the word, its lexicon decoding lost it;
 ``line_cut``     the kept reader read another number of lines than the gold has (merged or split
                  lines: `crop_lines`' bands for the learned readers, `text.group_lines` for the
