@@ -37,7 +37,9 @@ from flowpath.transcribe.ocr import OCRTranscriber, choice  # noqa: E402
 
 MARGINS = [float(x) for x in os.environ.get("MARGINS", "-0.15,-0.1,-0.05,0").split(",")]
 FLOORS = [float(x) for x in os.environ.get("FLOORS", "0.8,0.75,0.7").split(",")]
-CONFIG: dict[str, object] = {"margin": -0.15, "floor": 0.8, "model": "shipped"}
+#: the reader vote (`OCRTranscriber(vote=...)`, `text.vote_words`) off and/or on: ``VOTES=off,on``
+VOTES = [v == "on" for v in os.environ.get("VOTES", "on").split(",")]
+CONFIG: dict[str, object] = {"margin": -0.15, "floor": 0.8, "model": "shipped", "vote": True}
 
 
 def crop_key(crops) -> str:
@@ -74,7 +76,8 @@ class Replaying(OCRTranscriber):
             return ()
         choice.LEARNED_MARGIN["tesseract"] = CONFIG["margin"]
         takes = tuple(choice.prefer_learned(a, b, floor=CONFIG["floor"]) for a, b in zip(readings, learned, strict=True))
-        return (CONFIG["model"], *takes)  # the same choices with another model: other text (and alternates)
+        # the same choices with another model: other text (and alternates)
+        return (CONFIG["model"], CONFIG["vote"], *takes)
 
     def __call__(self, charts):
         (chart,) = charts
@@ -134,10 +137,11 @@ def main() -> None:
     seg, tr = CachedSeg(), Replaying(models)
     out = []
     for s in sys.argv[1:]:
-        for name, m, f in itertools.product(models or ["shipped"], MARGINS, FLOORS):
-            CONFIG.update(margin=m, floor=f, model=name)
+        for name, m, f, vote in itertools.product(models or ["shipped"], MARGINS, FLOORS, VOTES):
+            CONFIG.update(margin=m, floor=f, model=name, vote=vote)
+            tr.vote = vote
             rep = evaluate_transcription(Path(s), tr, segmenter=seg)
-            row = {"set": Path(s).name, "model": name, "margin": m, "floor": f,
+            row = {"set": Path(s).name, "model": name, "margin": m, "floor": f, "vote": vote,
                    "word_F1": rep["overall"].get("word_f1"),
                    "by_family": {k: v.get("word_f1") for k, v in rep.get("by_family", {}).items()},
                    "failed": len(rep["failures"])}

@@ -70,3 +70,22 @@ def test_the_shipped_recogniser_reads_a_blurred_word_greedy_decoding_misses():
         assert word in lexicon.text.split()
     # the confidence is the greedy path's (the choice rules were tuned on it)
     assert lexicon.confidence == greedy.confidence
+
+
+@require_torch
+@needs_serif
+@needs_words
+def test_the_shipped_margin_reaches_a_word_the_twelfth_stretchs_margin_left():
+    from flowpath.transcribe.ocr.crops import to_text_crop
+    from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
+    from tests.transcribe.test_grey_print import _blurred_line
+
+    # 10-px serif, white on red, blurred by 1.2 px and saved as JPEG 60: with the shipped weights
+    # the likeliest dictionary word for the misread is 5-10 nats below the greedy line
+    crop = to_text_crop(_blurred_line("Measure the ingredients", 10, (176, 32, 40), (255, 255, 255), 1.2),
+                        None, line_height=10.0)
+    assert crop is not None
+    narrow = LineRecogniserEngine(lexicon=LexiconSetting(margin=5.0, prior=SHIPPED.prior)).read([crop])[0]
+    shipped = LineRecogniserEngine().read([crop])[0]
+    assert "ingredients" not in narrow.text.split()
+    assert shipped.text.split()[-1] == "ingredients"

@@ -93,8 +93,13 @@ def branch_word(text: str) -> str | None:
 
 
 def join_lines(words: list[Word]) -> str:
-    """Group words into lines by vertical overlap, order lines top-down and words left-right,
-    and clean the result (Mermaid wraps labels at spaces, so lines join with a space)."""
+    """Group words into lines (`group_lines`), order lines top-down and words left-right, and
+    clean the result (Mermaid wraps labels at spaces, so lines join with a space)."""
+    return clean_text(" ".join(" ".join(v[3] for v in sorted(line, key=lambda v: v[1])) for line in group_lines(words)))
+
+
+def group_lines(words: list[Word]) -> list[list[Word]]:
+    """The words of one crop grouped into text lines by vertical overlap, top line first."""
     words = sorted(words, key=lambda w: (w[0] + w[2] / 2, w[1]))
     lines: list[list[Word]] = []
     for w in words:
@@ -107,7 +112,7 @@ def join_lines(words: list[Word]) -> str:
                 last.append(w)
                 continue
         lines.append([w])
-    return clean_text(" ".join(" ".join(v[3] for v in sorted(line, key=lambda v: v[1])) for line in lines))
+    return lines
 
 
 def complete_line_ends(words: list[Word], seen: Iterable[str], lang: str = "eng") -> list[Word]:
@@ -259,6 +264,9 @@ ACRONYM = re.compile(r"[A-Z]{3,5}")
 #: more (group 2) with the punctuation around it; never one with digits or underscores, nor a call
 #: (``fetch_data``, ``x2``, ``len(``)
 SPELLABLE_WORD = re.compile(r"([^A-Za-z0-9_]*)([A-Za-z]{3,})([^A-Za-z0-9_(]*)")
+#: a two-letter word spelling may mend (``te``, ``om``): only bare, in lower case, with closing
+#: punctuation (``'pq'`` in a code chart is an identifier, ``DB`` and ``Ok`` are as meant)
+BARE_TWO_LETTER = re.compile(r"()([a-z]{2})([?.,:;!]*)")
 #: words of two letters or one a run-together reading may hold between the chart's words
 #: (`_run_together`): function words; a longer piece must be one of the chart's own words
 _SHORT_PIECES = frozenset({"a", "i", "an", "as", "at", "be", "by", "do", "if", "in", "is", "it", "no", "of",
@@ -311,8 +319,7 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
     out = []
     for tok in text.split(" "):
         # a two-letter word only bare (`'pq'` in a code chart is an identifier)
-        m = (SPELLABLE_WORD.fullmatch(tok)
-             or re.fullmatch(r"()([a-z]{2})([?.,:;!]*)", tok))
+        m = SPELLABLE_WORD.fullmatch(tok) or BARE_TWO_LETTER.fullmatch(tok)
         if m is None or m.group(2).lower() in freq or keep_acronyms and ACRONYM.fullmatch(m.group(2)):
             out.append(tok)
             continue
@@ -330,6 +337,89 @@ def correct_spelling(text: str, lang: str = "eng", chart: Counter[str] | None = 
             tok = m.group(1) + as_cased(word, best) + m.group(3)
         out.append(tok)
     return " ".join(out)
+
+
+#: a token the reader vote (`vote_words`) may replace, or take from another reader: letters only,
+#: with the punctuation around them (group 2 the word); never an identifier, a number or a call
+_VOTED_TOKEN = re.compile(r"([^A-Za-z0-9_]*)([A-Za-z]+)([^A-Za-z0-9_(]*)")
+#: other readers that must agree on a word before it replaces the kept reader's
+VOTE_AGREE = 2
+
+
+def vote_words(kept: str, others: Iterable[str], *, agree: int = VOTE_AGREE) -> str:
+    """``kept`` (the node text of the reading the choice rule kept) with a plain word replaced
+    where the other readers of the same crop (``others``: their texts, `engines.Reading.alternates`)
+    agree on another word: at least ``agree`` of them, more than read the kept word (the kept
+    reader counts as one), no other word as many, and it a word of the frequency list.
+
+    On small print each reader slips on other words (the kept grey reading ``Con a connection to
+    the dacacucup`` where the cleaned-crop reader and rapidocr both read ``Open`` and
+    ``database``; rapidocr's ``Merge mode into cache`` where tesseract and both learned readers
+    read ``node``), and the choice rule keeps one reading per node. The readings are aligned
+    word by word (an edit alignment of their lower-case letters and digits, so a reader that
+    lost or split a word shifts nothing else); identifiers, numbers and calls are never touched
+    and never voted for, nor is a word cased as no word is written (``LOt``: both learned readers
+    read a hand-drawn ``LOG`` so, textrec9_hand). Measured on the wild PlantUML tuning sets (docs/transcription.md,
+    thirteenth stretch)."""
+    toks = kept.split(" ")
+    keys = [_vote_key(t) for t in toks]
+    if not any(keys):
+        return kept
+    freq = frequency_words()
+    support = [1] * len(toks)
+    votes: list[Counter[str]] = [Counter() for _ in toks]
+    for other in others:
+        theirs = other.split()
+        their_keys = [_vote_key(t) for t in theirs]
+        for a, b in _aligned(keys, their_keys):
+            if their_keys[b] == keys[a]:
+                support[a] += 1
+                continue
+            m = _VOTED_TOKEN.fullmatch(theirs[b])
+            if m is not None and _word_cased(m.group(2)):
+                votes[a][m.group(2).lower()] += 1
+    out = []
+    for a, tok in enumerate(toks):
+        m = _VOTED_TOKEN.fullmatch(tok)
+        if m is not None and votes[a]:
+            (word, n), *rest = votes[a].most_common(2)
+            if n >= agree and n > support[a] and (not rest or rest[0][1] < n) and word in freq:
+                tok = m.group(1) + as_cased(m.group(2), word) + m.group(3)
+        out.append(tok)
+    return " ".join(out)
+
+
+def _word_cased(word: str) -> bool:
+    """Whether ``word`` is cased as words are written: lower case, capitalised or all capitals
+    (``LOt``, ``tHe`` are misreads)."""
+    return word.islower() or word.isupper() or (word[0].isupper() and word[1:].islower())
+
+
+def _vote_key(token: str) -> str:
+    """What the metric sees of a token: its letters and digits, lower case."""
+    return re.sub(r"[^a-z0-9]", "", token.lower())
+
+
+def _aligned(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """Index pairs of ``a`` and ``b`` (token lists) an edit alignment puts together: equal tokens
+    and substitutions; a token inserted or deleted pairs with nothing."""
+    pairs = []
+    i = j = 0
+    for op in Levenshtein.editops(a, b):
+        while i < op.src_pos and j < op.dest_pos:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        if op.tag == "replace":
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif op.tag == "delete":
+            i += 1
+        else:
+            j += 1
+    while i < len(a) and j < len(b):
+        pairs.append((i, j))
+        i, j = i + 1, j + 1
+    return pairs
 
 
 def as_cased(word: str, new: str) -> str:

@@ -150,6 +150,9 @@ class OCRTranscriber(Transcriber):
             Off by default: it raised wild flowchart.js on the tuning sets with every generated
             guard flat, but the held-out wild D2 row of wild6_eval fell 0.954 -> 0.946 on the
             full pipeline (docs/transcription.md, tenth stretch).
+        vote: where two or more other readers read a node (small print: tesseract, rapidocr
+            and the learned readers), a word they agree on replaces the kept reading's
+            (`text.vote_words`). On by default; ``False`` keeps the kept reading as spelt.
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
@@ -165,7 +168,8 @@ class OCRTranscriber(Transcriber):
 
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
                  workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
-                 learned: bool = True, beside_labels: bool = False, grey: bool = True) -> None:
+                 learned: bool = True, beside_labels: bool = False, grey: bool = True,
+                 vote: bool = True) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -180,6 +184,7 @@ class OCRTranscriber(Transcriber):
         self._learned: OCREngine | None = None
         self.grey = bool(grey)
         self._grey: OCREngine | None = None
+        self.vote = bool(vote)
         if engine == "rapidocr":
             self._handwriting = self._rapidocr()
 
@@ -554,6 +559,11 @@ class OCRTranscriber(Transcriber):
                      for r in node_readings]
         # spelling, and on a program chart code mending (identifiers kept from spelling)
         node_texts = mend_node_texts(node_texts, spell)
+        # where several readers read a node (small print), their agreement on a word overrides
+        # the kept reading's word (`text.vote_words`)
+        node_texts = [tx.vote_words(t, [tx.clean_text(a) for a in r.alternates])
+                      if self.vote and len(r.alternates) >= tx.VOTE_AGREE else t
+                      for t, r in zip(node_texts, node_readings, strict=True)]
         problems: list[str] = []
         fc = FlowChart("TD")
         for i, letter in enumerate(page.letters):
