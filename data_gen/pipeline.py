@@ -89,6 +89,9 @@ class GenConfig:
     #: photo-pass charts get `data_gen.photo.photo_scan`'s hard look (grey mottled desk, strong
     #: shadow, sheet filling the frame)
     photo_hard: bool = False
+    #: chance of the wild web-image pass's blur (None: `augment.augment`'s default 0.4); recorded in
+    #: the chart's ``meta["degrade"]["p_blur"]``, where `eval.wild_text_audit.replay_degrade` reads it
+    wild_blur: float | None = None
     rasterizer: str = "browser"
     prefix: str = "gen"
     #: procedural charts made mostly of decisions (`random_flowchart`'s ``branchy``)
@@ -166,6 +169,8 @@ def _add_degrade(cfg: GenConfig, style: StyleSpec, rng: random.Random, meta: dic
             meta["degrade"]["hard"] = True
     elif style.family == "wild":
         meta["degrade"] = {"kind": "wild", "seed": rng.randrange(2**31)}
+        if cfg.wild_blur is not None:
+            meta["degrade"]["p_blur"] = cfg.wild_blur
 
 
 def file_jobs(cfg: GenConfig, paths: list[Path]) -> Iterator[ChartJob]:
@@ -303,7 +308,8 @@ def _degrade(img: Any, ann: dict[str, Any], degrade: dict[str, Any], style: dict
     bg = style.get("background") or "#ffffff"
     fill = (int(bg[1:3], 16), int(bg[3:5], 16), int(bg[5:7], 16))
     return augment(img, ann, rng, scale=(1.0, 1.0), max_rotation=1.0, p_jpeg=1.0, quality=(40, 85), fill=fill,
-                   max_blur=WILD_MAX_BLUR_PER_TEXT_PX * text_px)
+                   max_blur=WILD_MAX_BLUR_PER_TEXT_PX * text_px, **({"p_blur": degrade["p_blur"]}
+                                                                    if "p_blur" in degrade else {}))
 
 
 def _write_sft_image(img: Any, ann: dict[str, Any], task: dict[str, Any], out: Path) -> dict[str, Any] | None:

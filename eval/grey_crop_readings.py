@@ -39,7 +39,7 @@ def chart_blur(js: dict[str, Any]) -> float:
     deg = (js.get("meta") or {}).get("degrade") or {}
     if deg.get("kind") != "wild":
         return 0.0
-    sigma, _ = replay_degrade(int(deg["seed"]))
+    sigma, _ = replay_degrade(int(deg["seed"]), float(deg.get("p_blur", 0.4)))
     style = js.get("style") or {}
     if sigma and style.get("font_size"):
         px = float(style["font_size"]) * statistics.mean(js.get("scale") or [1.0])

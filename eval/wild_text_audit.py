@@ -30,15 +30,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def replay_degrade(seed: int) -> tuple[float, int]:
+def replay_degrade(seed: int, p_blur: float = 0.4) -> tuple[float, int]:
     """Blur sigma (0 when none) and JPEG quality of the wild degrade pass with this seed: the
-    same draws, in the same order, as `data_gen.augment.augment` with the wild pass's options."""
+    same draws, in the same order, as `data_gen.augment.augment` with the wild pass's options
+    (``p_blur``: the chart's ``degrade["p_blur"]``, `python -m data_gen --wild-blur`)."""
     rng = random.Random(seed)
     if rng.random() < 0.7:
         rng.uniform(1.0, 1.0)
     if rng.random() < 0.35:
         rng.uniform(-1.0, 1.0)
-    sigma = rng.uniform(0.3, 1.1) if rng.random() < 0.4 else 0.0
+    sigma = rng.uniform(0.3, 1.1) if rng.random() < p_blur else 0.0
     if rng.random() < 0.4:
         rng.uniform(0.75, 1.15)
     if rng.random() < 0.4:

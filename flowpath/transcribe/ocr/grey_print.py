@@ -8,7 +8,8 @@ line height in [`GREY_FROM`, `GREY_BELOW`) px), the grey reading replaces the ke
 `choice.prefer_learned` says so with `GREY_MARGIN` and `GREY_FLOOR`; on blurred charts among them
 (`is_blurred`: the glyphs' edges less sharp than `BLURRED_BELOW`, `crops.stroke_sharpness`) the
 grey reading is the default (`BLURRED_GREY_MARGIN`) and the cleaned crop's readings stand only
-where it is under its floor.
+where it is under its floor. On blurred charts a specialist may read in the grey model's place
+(`BLUR_SPECIALIST`, `recogniser.BLUR_MODEL_DIR`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ BLURRED_BELOW = 3.0
 #: guards (sharper than the bound) unchanged. Floor 0.4 lowered most sets. A weak gain: per chart 9
 #: up, 8 down on those eight sets
 BLURRED_GREY_MARGIN = float("inf")
+#: the blur specialist (`recogniser.BLUR_MODEL_DIR`, thirteenth stretch) reads the grey crops of
+#: blurred charts in the grey model's place: its weights see only blurred charts, so sharp charts
+#: cannot move by construction. The default of `OCRTranscriber(blur_model=...)`; without its weights
+#: the grey model reads them as before
+BLUR_SPECIALIST = False
 
 
 def in_grey_window(line_height: float | None, *, low: float = GREY_FROM, below: float = GREY_BELOW) -> bool:
