@@ -21,7 +21,7 @@ the segmentation and steps 1-2 are shared, and every (set, model, margin, floor)
 setting) compares blur specialists (`OCRTranscriber(blur_model=...)`: the weights that read the
 grey crops of charts `grey_print.is_blurred` calls blurred; ``off``: the grey model reads them);
 only blurred charts are transcribed again per specialist, and each line counts the charts the
-specialist read (``blur_charts``)::
+blur gate sends to the specialist (``blur_charts``)::
 
     BLUR_MODELS=off,blur=RUN MARGINS=0 FLOORS=0.7 python eval/learned_rule_pipeline_sweep.py SETS
 """
@@ -46,7 +46,8 @@ from flowpath.transcribe.ocr import OCRTranscriber, choice  # noqa: E402
 MARGINS = [float(x) for x in os.environ.get("MARGINS", "-0.15,-0.1,-0.05,0").split(",")]
 FLOORS = [float(x) for x in os.environ.get("FLOORS", "0.8,0.75,0.7").split(",")]
 CONFIG: dict[str, object] = {"margin": -0.15, "floor": 0.8, "model": "shipped", "blur": None}
-#: per sweep line: charts whose grey crops the blur specialist read
+#: per sweep line: charts the blur gate sends to the specialist (blurred, read by the grey step),
+#: whichever model then reads them (``off``: the grey model)
 BLUR_READ: list[str] = []
 
 
@@ -126,7 +127,9 @@ class Replaying(OCRTranscriber):
         return self._counted(out)
 
     def _counted(self, out):
-        if out[0].meta.get("grey_reader") == "blurrec":
+        from flowpath.transcribe.ocr.grey_print import is_blurred
+
+        if out[0].meta.get("grey_reader") and is_blurred(out[0].meta.get("stroke_sharpness")):
             BLUR_READ.append(self.current)
         return out
 
@@ -174,8 +177,10 @@ def main() -> None:
         if os.environ.get("BLUR_MODELS") else {}
     seg, tr = CachedSeg(), Replaying(models, blur_models)
     out = []
-    for s in sys.argv[1:]:
-        for name, blur, m, f in itertools.product(models or ["shipped"], blur_models or [None], MARGINS, FLOORS):
+    # one specialist over every set before the next (its lines together; a run still training is
+    # measured last)
+    for blur, s in itertools.product(blur_models or [None], sys.argv[1:]):
+        for name, m, f in itertools.product(models or ["shipped"], MARGINS, FLOORS):
             CONFIG.update(margin=m, floor=f, model=name, blur=blur)
             BLUR_READ.clear()
             rep = evaluate_transcription(Path(s), tr, segmenter=seg)

@@ -198,7 +198,7 @@ def test_the_transcriber_hands_blurred_small_print_uncleaned_to_the_grey_recogni
     assert len(tr.seen) == 1 and len(tr.seen[0]) == 2 and tr.margins == [BLURRED_GREY_MARGIN]
     for crop in tr.seen[0]:  # each node's own box, uncleaned: dark-on-light grey with its ramps
         assert crop is not None and (crop.image < 60).any() and ((crop.image > 80) & (crop.image < 200)).any()
-    assert set(blurred.meta["node_engines"].values()) <= {"tesseract", "rapidocr", "textrec", "greyrec"}
+    assert set(blurred.meta["node_engines"].values()) <= {"tesseract", "rapidocr", "textrec", "greyrec", "blurrec"}
     # the same print unblurred is read from its grey crops too, but the grey reading has to be
     # surer than the cleaned crop's readings to replace them
     tr([_blurred_small_chart(0.0)])

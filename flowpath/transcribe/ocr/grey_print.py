@@ -57,8 +57,12 @@ BLURRED_GREY_MARGIN = float("inf")
 #: the blur specialist (`recogniser.BLUR_MODEL_DIR`, thirteenth stretch) reads the grey crops of
 #: blurred charts in the grey model's place: its weights see only blurred charts, so sharp charts
 #: cannot move by construction. The default of `OCRTranscriber(blur_model=...)`; without its weights
-#: the grey model reads them as before
-BLUR_SPECIALIST = False
+#: the grey model reads them as before. On: full pipeline (`eval/learned_rule_pipeline_sweep.py
+#: BLUR_MODELS`), off -> on, textrec10_puml 0.8600 -> 0.8629, textrec10_gv 0.9161 -> 0.9170,
+#: pumlword10_a 0.9294 -> 0.9340, pumlword10_b 0.8868 -> 0.8896, gvword9_mp 0.9206 -> 0.9269,
+#: textrec9_mmd 0.9543 -> 0.9591, fjslabel10_fjs 0.9290 -> 0.9312, fjsedge10_fjs 0.9584 -> 0.9598;
+#: pumlword9_smallclean, textrec9_clean, textrec9_hand: no chart gated (equal)
+BLUR_SPECIALIST = True
 
 
 def in_grey_window(line_height: float | None, *, low: float = GREY_FROM, below: float = GREY_BELOW) -> bool:
