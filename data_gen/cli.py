@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--photo-hard", action="store_true",
                    help="photo pass with a mottled grey desk near the paper's lightness, a strong shadow "
                         "across the sheet and the sheet filling the frame (corners off it)")
+    p.add_argument("--wild-blur", type=float, default=None,
+                   help="chance of the wild web-image pass's Gaussian blur (default: augment's 0.4); "
+                        "1: every wild chart blurred (training lines for the blur specialist)")
     p.add_argument("--rasterizer", choices=("cairo", "browser"), default="browser",
                    help="browser: Chromium screenshots the live SVG (measured ~2.5x less CPU a chart); "
                         "cairo: cairosvg in the worker processes from the style-baked SVG")
@@ -137,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                         max_nodes=args.max_nodes, outputs=args.outputs, scale=args.scale,
                         max_width=args.max_width, augment=args.augment, random_text=args.random_text,
                         graphviz=args.graphviz, renderers=args.renderers, photo=args.photo,
-                        photo_hard=args.photo_hard, rasterizer=args.rasterizer, prefix=args.prefix,
+                        photo_hard=args.photo_hard, wild_blur=args.wild_blur, rasterizer=args.rasterizer, prefix=args.prefix,
                         branchy=args.branchy, end_labels=args.end_labels,
                         content=args.content)
         jobs = None

@@ -89,6 +89,9 @@ class GenConfig:
     #: photo-pass charts get `data_gen.photo.photo_scan`'s hard look (grey mottled desk, strong
     #: shadow, sheet filling the frame)
     photo_hard: bool = False
+    #: chance of the wild web-image pass's blur (None: `augment.augment`'s default 0.4); recorded in
+    #: the chart's ``meta["degrade"]["p_blur"]``, where `replay_degrade` reads it
+    wild_blur: float | None = None
     rasterizer: str = "browser"
     prefix: str = "gen"
     #: procedural charts made mostly of decisions (`random_flowchart`'s ``branchy``)
@@ -166,6 +169,8 @@ def _add_degrade(cfg: GenConfig, style: StyleSpec, rng: random.Random, meta: dic
             meta["degrade"]["hard"] = True
     elif style.family == "wild":
         meta["degrade"] = {"kind": "wild", "seed": rng.randrange(2**31)}
+        if cfg.wild_blur is not None:
+            meta["degrade"]["p_blur"] = cfg.wild_blur
 
 
 def file_jobs(cfg: GenConfig, paths: list[Path]) -> Iterator[ChartJob]:
@@ -303,20 +308,22 @@ def _degrade(img: Any, ann: dict[str, Any], degrade: dict[str, Any], style: dict
     bg = style.get("background") or "#ffffff"
     fill = (int(bg[1:3], 16), int(bg[3:5], 16), int(bg[5:7], 16))
     return augment(img, ann, rng, scale=(1.0, 1.0), max_rotation=1.0, p_jpeg=1.0, quality=(40, 85), fill=fill,
-                   max_blur=WILD_MAX_BLUR_PER_TEXT_PX * text_px)
+                   max_blur=WILD_MAX_BLUR_PER_TEXT_PX * text_px, **({"p_blur": degrade["p_blur"]}
+                                                                    if "p_blur" in degrade else {}))
 
 
-def replay_degrade(seed: int) -> tuple[float, int]:
+def replay_degrade(seed: int, p_blur: float = 0.4) -> tuple[float, int]:
     """Blur sigma (0 when none; before the text-size cap) and JPEG quality of the wild degrade
     pass with this seed: the same draws, in the same order, as `data_gen.augment.augment` with
-    `_degrade`'s wild options (keep the three in step). Here beside the pass it replays, for the
-    evaluation scripts and the training-line builder alike."""
+    `_degrade`'s wild options (keep the three in step; ``p_blur``: the chart's
+    ``degrade["p_blur"]`` where `GenConfig.wild_blur` set it, else augment's default 0.4). Here
+    beside the pass it replays, for the evaluation scripts and the training-line builder alike."""
     rng = random.Random(seed)
     if rng.random() < 0.7:
         rng.uniform(1.0, 1.0)
     if rng.random() < 0.35:
         rng.uniform(-1.0, 1.0)
-    sigma = rng.uniform(0.3, 1.1) if rng.random() < 0.4 else 0.0
+    sigma = rng.uniform(0.3, 1.1) if rng.random() < p_blur else 0.0
     if rng.random() < 0.4:
         rng.uniform(0.75, 1.15)
     if rng.random() < 0.4:
@@ -335,7 +342,7 @@ def chart_blur(record: dict[str, Any]) -> float:
     deg = (record.get("meta") or {}).get("degrade") or {}
     if deg.get("kind") != "wild":
         return 0.0
-    sigma, _ = replay_degrade(int(deg["seed"]))
+    sigma, _ = replay_degrade(int(deg["seed"]), float(deg.get("p_blur", 0.4)))
     style = record.get("style") or {}
     if sigma and style.get("font_size"):
         px = float(style["font_size"]) * statistics.mean(record.get("scale") or [1.0])

@@ -19,11 +19,13 @@ exactly as the OCR transcriber cuts them at inference:
 
 Output folder: ``clean/`` and ``grey/`` PNG line images and ``lines.jsonl`` (one record per
 kept line: ``kind`` clean|grey, ``file``, ``text``, ``renderer``, ``family`` (style family),
-``blur`` (the wild degrade pass's sigma, replayed), ``line_h``, ``chart``, ``node``), plus
+``blur`` (the wild degrade pass's sigma, replayed), ``sharpness`` (the chart's
+`crops.stroke_sharpness`), ``line_h``, ``chart``, ``node``), plus
 ``summary.json`` (nodes and lines seen and kept, per renderer and kind)::
 
     python training/render_lines.py /work/data/realline12_puml /work/data/realline12_gv ... \\
         --out /work/data/realline12_lines/train
+    python training/render_lines.py /work/data/blurrec13_puml ... --blurred-only --out ...  # blurred charts
 
 `RealLines` loads such folders for `training/train_text_recogniser.py` (``real_lines``).
 """
@@ -64,11 +66,14 @@ def aligned_lines(crop: TextCrop | None, text: str) -> list[tuple[np.ndarray, st
     return [(band, g) for (_, _, band), g in zip(lines, gold, strict=True)]
 
 
-def build(charts: list[Path], out: Path, limit: int | None = None) -> dict[str, Any]:
-    """Cut the aligned lines of every chart folder in ``charts`` (benchmark layout) into ``out``."""
+def build(charts: list[Path], out: Path, limit: int | None = None, blurred_only: bool = False) -> dict[str, Any]:
+    """Cut the aligned lines of every chart folder in ``charts`` (benchmark layout) into ``out``;
+    ``blurred_only``: only the charts the transcriber's own gate calls blurred (`grey_print.is_blurred`
+    of the chart's `crops.stroke_sharpness`: the blur specialist's training lines)."""
     from data_gen.pipeline import chart_blur
     from flowpath.datasets.febench import Benchmark
     from flowpath.io import load_image
+    from flowpath.transcribe.ocr.grey_print import is_blurred
 
     for kind in KINDS:
         (out / kind).mkdir(parents=True, exist_ok=True)
@@ -88,6 +93,12 @@ def build(charts: list[Path], out: Path, limit: int | None = None) -> dict[str, 
                 meta = {"renderer": renderer, "family": str((js.get("style") or {}).get("family", "")),
                         "blur": chart_blur(js), "chart": cid}
                 cut = record_node_crops(load_image(chart.image_path), regions)
+                sharpness = cut.measures.get("stroke_sharpness")
+                seen["charts"] += 1
+                if blurred_only and not is_blurred(sharpness):
+                    continue
+                kept["charts"] += 1
+                meta["sharpness"] = sharpness
                 for nc in cut.nodes:
                     crops = {"clean": nc.crop, "grey": nc.grey()}
                     for kind in KINDS:
@@ -161,8 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("charts", nargs="+", type=Path, help="generated chart folders (python -m data_gen)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--limit", type=int, help="charts per folder")
+    ap.add_argument("--blurred-only", action="store_true",
+                    help="keep only charts whose small print the transcriber calls blurred (grey_print.is_blurred)")
     args = ap.parse_args(argv)
-    summary = build(args.charts, args.out, args.limit)
+    summary = build(args.charts, args.out, args.limit, args.blurred_only)
     print(json.dumps(summary["kept_share"], indent=1))
     return 0
 

@@ -251,6 +251,24 @@ def test_wild_web_pass_blur_is_capped_and_draws_the_same():
     assert sharper >= 1  # some seeds blur, and the cap takes it off
 
 
+def test_wild_blur_chance_blurs_every_chart_and_the_replay_knows_it():
+    import cv2
+
+    from data_gen.pipeline import _degrade
+    from eval.wild_text_audit import replay_degrade
+
+    img, ann = _coloured_chart()
+    for seed in range(8):
+        usual, _ = _degrade(img, ann, {"kind": "wild", "seed": seed}, {"background": "#efefef"}, 10.0)
+        always, _ = _degrade(img, ann, {"kind": "wild", "seed": seed, "p_blur": 1.0}, {"background": "#efefef"}, 10.0)
+        # `--wild-blur 1`: every chart blurred (the replay draws as the pass did), on the same canvas
+        # (the rotation is drawn before the blur)
+        assert replay_degrade(seed, p_blur=1.0)[0] > 0 and usual.shape == always.shape
+        edge = [cv2.Laplacian(cv2.cvtColor(a, cv2.COLOR_RGB2GRAY), cv2.CV_64F).var() for a in (usual, always)]
+        if replay_degrade(seed)[0] == 0:  # no blur drawn at the usual chance: the forced one is softer
+            assert edge[1] < 0.9 * edge[0], seed
+
+
 def test_wild_and_handdrawn_styles():
     import colorsys
 

@@ -95,3 +95,63 @@ def test_two_steps_from_the_shipped_weights_on_real_lines(lines_folder, tmp_path
                                                                        / "text_recogniser_grey"),
                  "--grey_input", "true"]) == 0
     assert LineRecogniserEngine(grey).name == "greyrec"
+
+
+@pytest.fixture(scope="module")
+def blur_pair(tmp_path_factory):
+    """One wild Graphviz chart of small print rendered twice: the wild pass's blur always on
+    (``--wild-blur 1``) and never (``--wild-blur 0``); the same graph, style and draws otherwise."""
+    root = tmp_path_factory.mktemp("blurpair")
+    for name, chance in (("blurred", "1"), ("sharp", "0")):
+        subprocess.run([sys.executable, "-m", "data_gen", str(root / name), "--count", "1", "--min-nodes", "4",
+                        "--max-nodes", "6", "--seed", "22", "--workers", "0", "--styles", "wild", "--renderers",
+                        "graphviz", "--split", "train", "--wild-blur", chance, "--prefix", name],
+                       cwd=REPO_ROOT, check=True, capture_output=True)
+    return root
+
+
+def _labelled(folder):
+    """The folder's one chart, its gold node regions labelled, and the chart record."""
+    from flowpath.datasets.febench import Benchmark
+    from flowpath.io import load_image
+    from flowpath.labeller import draw_labels
+    from flowpath.models.base import LabelledChart
+
+    bench = Benchmark(folder)
+    chart = bench.chart(bench.chart_ids[0])
+    image = load_image(chart.image_path)
+    ids = list(chart.regions)
+    labelled, regions = draw_labels(image, [chart.regions[k] for k in ids], names=ids)
+    return LabelledChart(image, labelled, regions, "")
+
+
+@require_transformers
+def test_blurred_lines_train_a_specialist_that_reads_only_blurred_renders(blur_pair, tmp_path, monkeypatch):
+    from flowpath.transcribe.ocr import OCRTranscriber, recogniser
+    from flowpath.transcribe.ocr.grey_print import is_blurred
+    from flowpath.transcribe.ocr.recogniser import LineRecogniserEngine
+    from training.render_lines import build
+    from training.train_text_recogniser import main
+
+    # the builder keeps the lines of the chart the transcriber's own measure calls blurred
+    lines = tmp_path / "lines"
+    summary = build([blur_pair / "blurred", blur_pair / "sharp"], lines, blurred_only=True)
+    assert summary["seen"]["charts"] == 2 and summary["kept"]["charts"] == 1
+    records = [json.loads(line) for line in (lines / "lines.jsonl").read_text().splitlines()]
+    assert records and all(r["chart"].startswith("blurred") and is_blurred(r["sharpness"]) for r in records)
+    # two real CPU steps from the shipped grey weights build loadable specialist weights
+    out = tmp_path / "blur"
+    assert main(["--config", str(REPO_ROOT / "configs" / "text_recogniser_blur_specialist.yaml"),
+                 "--output_dir", str(out), "--real_lines", str(lines), "--real_val", str(lines),
+                 "--max_steps", "2", "--per_device_train_batch_size", "4", "--val_lines", "3",
+                 "--logging_steps", "1", "--eval_steps", "2", "--save_steps", "2"]) == 0
+    assert LineRecogniserEngine(out).config.grey_input
+    # the transcriber hands the blurred render's small print to them, the sharp render's not
+    monkeypatch.setattr(recogniser, "BLUR_MODEL_DIR", out)
+    tr = OCRTranscriber(workers=1, blur_model=True)
+    blurred, sharp = (tr([_labelled(blur_pair / name)])[0] for name in ("blurred", "sharp"))
+    assert blurred.meta["grey_reader"] == "blurrec" and is_blurred(blurred.meta["stroke_sharpness"])
+    assert sharp.meta["grey_reader"] == "greyrec" and not is_blurred(sharp.meta["stroke_sharpness"])
+    # the sharp render reads exactly as with the specialist off: its weights never reach it
+    off = OCRTranscriber(workers=1, blur_model=False)([_labelled(blur_pair / "sharp")])[0]
+    assert off.mermaid == sharp.mermaid

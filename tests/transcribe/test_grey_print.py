@@ -179,10 +179,10 @@ def test_the_transcriber_hands_blurred_small_print_uncleaned_to_the_grey_recogni
             self.seen: list[list] = []
             self.margins: list[float] = []
 
-        def grey_read(self, grey_crops, readings, margin=GREY_MARGIN):
+        def grey_read(self, grey_crops, readings, margin=GREY_MARGIN, specialist=False):
             self.seen.append(grey_crops)
             self.margins.append(margin)
-            return super().grey_read(grey_crops, readings, margin)
+            return super().grey_read(grey_crops, readings, margin, specialist)
 
     tr = Recording()
     if not (GREY_MODEL_DIR / "model.safetensors").is_file():  # weights not installed: a real tiny one
@@ -198,7 +198,7 @@ def test_the_transcriber_hands_blurred_small_print_uncleaned_to_the_grey_recogni
     assert len(tr.seen) == 1 and len(tr.seen[0]) == 2 and tr.margins == [BLURRED_GREY_MARGIN]
     for crop in tr.seen[0]:  # each node's own box, uncleaned: dark-on-light grey with its ramps
         assert crop is not None and (crop.image < 60).any() and ((crop.image > 80) & (crop.image < 200)).any()
-    assert set(blurred.meta["node_engines"].values()) <= {"tesseract", "rapidocr", "textrec", "greyrec"}
+    assert set(blurred.meta["node_engines"].values()) <= {"tesseract", "rapidocr", "textrec", "greyrec", "blurrec"}
     # the same print unblurred is read from its grey crops too, but the grey reading has to be
     # surer than the cleaned crop's readings to replace them
     tr([_blurred_small_chart(0.0)])
@@ -208,3 +208,32 @@ def test_the_transcriber_hands_blurred_small_print_uncleaned_to_the_grey_recogni
     off.learned = False
     off([_blurred_small_chart(0.5)])
     assert not off.seen
+
+
+@require_torch
+@require_tesserocr
+@pytest.mark.skipif(not Path(_NARROW).is_file(), reason="needs the Debian font fonts-liberation")
+def test_the_blur_specialist_reads_blurred_charts_only_and_is_left_out_without_weights(tmp_path, monkeypatch):
+    import torch
+
+    from flowpath.transcribe.ocr import OCRTranscriber, recogniser
+    from flowpath.transcribe.ocr.recogniser import RecogniserConfig, build_model, save_recogniser
+
+    # a real tiny grey-input network saved as the specialist's weights
+    torch.manual_seed(0)
+    config = RecogniserConfig(height=16, channels=[4, 4, 8, 8, 8, 8], hidden=8, layers=1, grey_input=True)
+    save_recogniser(build_model(config), config, tmp_path / "blur")
+    monkeypatch.setattr(recogniser, "BLUR_MODEL_DIR", tmp_path / "blur")
+    tr = OCRTranscriber(workers=1, blur_model=True)
+    blurred = tr([_blurred_small_chart(0.5)])[0]
+    assert is_blurred(blurred.meta["stroke_sharpness"]) and blurred.meta["grey_reader"] == "blurrec"
+    # the same print unblurred reaches the grey step, read by the grey model: not the specialist
+    sharp = tr([_blurred_small_chart(0.0)])[0]
+    assert not is_blurred(sharp.meta["stroke_sharpness"]) and sharp.meta["grey_reader"] == "greyrec"
+    # the switch off: the grey model reads blurred charts too
+    off = OCRTranscriber(workers=1, blur_model=False)([_blurred_small_chart(0.5)])[0]
+    assert off.meta["grey_reader"] == "greyrec"
+    # weights missing: the grey model reads, no error, the specialist not tried again
+    monkeypatch.setattr(recogniser, "BLUR_MODEL_DIR", tmp_path / "none")
+    missing = OCRTranscriber(workers=1, blur_model=True)
+    assert missing([_blurred_small_chart(0.5)])[0].meta["grey_reader"] == "greyrec" and not missing.blur_model

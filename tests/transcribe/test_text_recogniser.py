@@ -316,7 +316,9 @@ def test_blurred_print_measured_under_eight_px_is_read_by_the_learned_recogniser
     # its ink is all strong ink (`crops.strong_ink_share`), so the window opens lower there
     from flowpath.transcribe.ocr import OCRTranscriber
 
-    tr = OCRTranscriber(workers=1)
+    # the learned step alone: on blurred charts the grey step after it hands the grey crops to
+    # the blur specialist, whose reading is the default there (tests/transcribe/test_grey_print.py)
+    tr = OCRTranscriber(workers=1, grey=False)
     blurred = tr([_blurred_small_chart(0.5)])[0]
     assert blurred.meta["line_height"] < SMALL_PRINT_FROM
     assert "textrec" in blurred.meta["node_engines"].values()

@@ -8,7 +8,8 @@ line height in [`GREY_FROM`, `GREY_BELOW`) px), the grey reading replaces the ke
 `choice.prefer_learned` says so with `GREY_MARGIN` and `GREY_FLOOR`; on blurred charts among them
 (`is_blurred`: the glyphs' edges less sharp than `BLURRED_BELOW`, `crops.stroke_sharpness`) the
 grey reading is the default (`BLURRED_GREY_MARGIN`) and the cleaned crop's readings stand only
-where it is under its floor.
+where it is under its floor. On blurred charts a specialist may read in the grey model's place
+(`BLUR_SPECIALIST`, `recogniser.BLUR_MODEL_DIR`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,15 @@ BLURRED_BELOW = 3.0
 #: guards (sharper than the bound) unchanged. Floor 0.4 lowered most sets. A weak gain: per chart 9
 #: up, 8 down on those eight sets
 BLURRED_GREY_MARGIN = float("inf")
+#: the blur specialist (`recogniser.BLUR_MODEL_DIR`, thirteenth stretch) reads the grey crops of
+#: blurred charts in the grey model's place: its weights see only blurred charts, so sharp charts
+#: cannot move by construction. The default of `OCRTranscriber(blur_model=...)`; without its weights
+#: the grey model reads them as before. On: full pipeline (`eval/learned_rule_pipeline_sweep.py
+#: BLUR_MODELS`), off -> on, textrec10_puml 0.8600 -> 0.8629, textrec10_gv 0.9161 -> 0.9170,
+#: pumlword10_a 0.9294 -> 0.9340, pumlword10_b 0.8868 -> 0.8896, gvword9_mp 0.9206 -> 0.9269,
+#: textrec9_mmd 0.9543 -> 0.9591, fjslabel10_fjs 0.9290 -> 0.9312, fjsedge10_fjs 0.9584 -> 0.9598;
+#: pumlword9_smallclean, textrec9_clean, textrec9_hand: no chart gated (equal)
+BLUR_SPECIALIST = True
 
 
 def in_grey_window(line_height: float | None, *, low: float = GREY_FROM, below: float = GREY_BELOW) -> bool:

@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 MODEL_DIR = Path(__file__).resolve().parents[2] / "resources" / "text_recogniser"
 #: the grey-input variant (`RecogniserConfig.grey_input`): reads `crops.to_grey_crop` lines
 GREY_MODEL_DIR = Path(__file__).resolve().parents[2] / "resources" / "text_recogniser_grey"
+#: the blur specialist (grey input too): the grey model fine-tuned on the lines of blurred charts only,
+#: read only on charts `grey_print.is_blurred` calls blurred (`OCRTranscriber(blur_model=...)`)
+BLUR_MODEL_DIR = Path(__file__).resolve().parents[2] / "resources" / "text_recogniser_blur"
 #: printable ASCII: what flowchart node text is written in; index 0 of the output is CTC's blank
 CHARSET = "".join(chr(c) for c in range(32, 127))
 #: rows of paper kept above and below a line band (training cuts its lines the same way)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from typing import Any
 
@@ -67,11 +67,13 @@ from flowpath.transcribe.ocr.crops import (
 )
 from flowpath.transcribe.ocr.engines import OCREngine, RapidOCREngine, Reading, TesseractEngine
 from flowpath.transcribe.ocr.grey_print import (
+    BLUR_SPECIALIST,
     GREY_BELOW,
     GREY_MARGIN,
     grey_margin,
     grey_opinion,
     in_grey_window,
+    is_blurred,
 )
 from flowpath.transcribe.shapes import classify_shape
 
@@ -113,6 +115,11 @@ class _Nodes:
     reading: Future[list[Reading]]
     #: CPU seconds the reading thread spent cleaning the crops (filled in by that thread)
     crop_cpu: list[float]
+    #: how sharp the glyphs' edges are (`crops.stroke_sharpness`; None: not small print)
+    sharpness: float | None = None
+    #: the recogniser that read the grey crops, greyrec or blurrec (filled in by the reading
+    #: thread; empty: no grey step)
+    grey_reader: list[str] = field(default_factory=list)
 
 
 class OCRTranscriber(Transcriber):
@@ -145,6 +152,10 @@ class OCRTranscriber(Transcriber):
             says so, by default on blurred charts (`grey_print.grey_margin`) (weights shipped in ``flowpath/resources/text_recogniser_grey``, its card).
             ``False`` turns it off; it is off with ``learned=False``, or when torch or the
             weights are missing.
+        blur_model: on charts `grey_print.is_blurred` calls blurred, the blur specialist
+            (`recogniser.BLUR_MODEL_DIR`: the grey model fine-tuned on blurred charts' lines only)
+            reads the grey crops in the grey model's place; sharp charts never see it. Default
+            `grey_print.BLUR_SPECIALIST`; without its weights the grey model reads as before.
         beside_labels: a branch label standing beside its line at a decision's vertex is left
             out of that end's ink (`connectors.discount_beside_label`, flowchart.js's yes/no).
             Off by default: it raised wild flowchart.js on the tuning sets with every generated
@@ -169,7 +180,7 @@ class OCRTranscriber(Transcriber):
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
                  workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
                  learned: bool = True, beside_labels: bool = False, grey: bool = True,
-                 vote: bool = True) -> None:
+                 vote: bool = True, blur_model: bool = BLUR_SPECIALIST) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -185,6 +196,8 @@ class OCRTranscriber(Transcriber):
         self.grey = bool(grey)
         self._grey: OCREngine | None = None
         self.vote = bool(vote)
+        self.blur_model = bool(blur_model)
+        self._blur: OCREngine | None = None
         if engine == "rapidocr":
             self._handwriting = self._rapidocr()
 
@@ -269,10 +282,32 @@ class OCRTranscriber(Transcriber):
         return self._learned
 
     def grey_read(self, grey_crops: list[TextCrop | None], readings: list[Reading],
-                  margin: float = GREY_MARGIN) -> list[Reading]:
+                  margin: float = GREY_MARGIN, specialist: bool = False) -> list[Reading]:
         """The grey recogniser's opinion on a chart in its window (`grey_print.grey_opinion`);
-        ``margin``: `grey_print.grey_margin` of the chart."""
-        return grey_opinion(grey_crops, readings, self._grey_or_none, margin=margin)
+        ``margin``: `grey_print.grey_margin` of the chart; ``specialist``: the blur specialist
+        reads in the grey model's place (a blurred chart, `_specialist_reads`)."""
+        return grey_opinion(grey_crops, readings, self._blur_or_none if specialist else self._grey_or_none,
+                            margin=margin)
+
+    def _specialist_reads(self, sharpness: float | None) -> bool:
+        """Whether the blur specialist reads a chart whose glyph edges are this sharp: it is
+        blurred (`grey_print.is_blurred`), the specialist is on and its weights load."""
+        return is_blurred(sharpness) and self.blur_model and self._blur_or_none() is not None
+
+    def _blur_or_none(self) -> OCREngine | None:
+        """The blur specialist, loaded on first need; None (and the grey model in its place from
+        then on) when torch or its weights are missing."""
+        if self._blur is None and self.blur_model:
+            from flowpath.errors import MissingDependencyError
+            from flowpath.transcribe.ocr.recogniser import BLUR_MODEL_DIR, LineRecogniserEngine
+
+            try:
+                self._blur = LineRecogniserEngine(BLUR_MODEL_DIR)
+                self._blur.name = "blurrec"  # its readings, told apart in ``meta["node_engines"]``
+            except (MissingDependencyError, FileNotFoundError):
+                self.blur_model = False  # not installed: the grey model reads blurred charts too
+                return None
+        return self._blur
 
     def _grey_or_none(self) -> OCREngine | None:
         """The grey-input recogniser, loaded on first need; None (and the step off) when torch or
@@ -374,6 +409,7 @@ class OCRTranscriber(Transcriber):
                      else None)
 
         crop_cpu: list[float] = []
+        grey_reader: list[str] = []  # which recogniser read the grey crops (meta["grey_reader"])
 
         def crop_and_read() -> list[Reading]:
             t = time.thread_time()
@@ -389,7 +425,9 @@ class OCRTranscriber(Transcriber):
                         to_grey_crop(page.img[it[1]:it[3], it[0]:it[2]], it[4], line_height=line_h)
                         for it, c in zip(interiors, crops, strict=True)]
                 crop_cpu.append(time.thread_time() - t)
-                readings = self.grey_read(grey, readings, grey_margin(sharpness))
+                specialist = self._specialist_reads(sharpness)
+                grey_reader.append("blurrec" if specialist else "greyrec")
+                readings = self.grey_read(grey, readings, grey_margin(sharpness), specialist)
             return readings
 
         # node crops are cleaned and read while the edge labels and connectors are traced:
@@ -398,7 +436,7 @@ class OCRTranscriber(Transcriber):
         pool = ThreadPoolExecutor(1)
         reading = pool.submit(crop_and_read)
         pool.shutdown(wait=False)
-        return _Nodes(shapes, line_h, reading, crop_cpu)
+        return _Nodes(shapes, line_h, reading, crop_cpu, sharpness, grey_reader)
 
     # -- step 3 --------------------------------------------------------------------------------
     def _edge_labels(self, page: _Page, line_h: float) -> tuple[list[cx.Box], np.ndarray, bool]:
@@ -613,6 +651,8 @@ class OCRTranscriber(Transcriber):
                 problems.append(f"node {letter}: no connector found")
         fc.warnings = list(problems)
         meta: dict[str, Any] = {"line_height": round(nodes.line_h, 1), "label_boxes": len(boxes),
+                                "stroke_sharpness": None if nodes.sharpness is None else round(nodes.sharpness, 3),
+                                "grey_reader": nodes.grey_reader[0] if nodes.grey_reader else None,
                                 "connectors": len(components),
                                 "node_engines": {k: r.engine for k, r in zip(page.letters, node_readings, strict=True)},
                                 "labels": [{"box": list(b), "text": t} for b, t in zip(boxes, labels, strict=True)]}
