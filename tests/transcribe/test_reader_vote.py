@@ -91,8 +91,8 @@ def test_the_transcriber_lets_the_other_readers_mend_the_kept_readings_slip():
         """The real engines read the chart; the kept reading of node A then slips on one word,
         as a reader does on blurred print (``node`` -> ``mode``), its alternates as read."""
 
-        def grey_read(self, grey_crops, readings, margin=0.0):  # type: ignore[no-untyped-def]
-            out = super().grey_read(grey_crops, readings, margin)
+        def grey_read(self, grey_crops, readings, margin=0.0, specialist=False):  # type: ignore[no-untyped-def]
+            out = super().grey_read(grey_crops, readings, margin, specialist)
             first = out[0]
             self.alternates = first.alternates
             out[0] = replace(first, words=[(w[0], w[1], w[2], w[3].replace("node", "mode")) for w in first.words])
