@@ -476,7 +476,8 @@ class OCRTranscriber(Transcriber):
             cx.discount_beside_label(c, comp, page.contact_owner, boxes, gpad, mass, page.regions, diamonds, line_h)
         # a tangle of crossing lines and loops joined into the line above their target: one
         # connector per line where every line can be followed from node to node
-        return cx.split_traced_pieces(components, comp, conn, page.margin, page.regions, boxes, line_h)
+        return cx.split_traced_pieces(components, comp, conn, page.margin, page.regions, boxes, line_h,
+                                      (dist, mass, self.arrow_ratio))
 
     def _rejoin(self, page: _Page, comp: np.ndarray, components: dict[int, cx.Component], free: np.ndarray,
                 dist: np.ndarray, mass: np.ndarray, line_h: float,
