@@ -246,13 +246,16 @@ def main(argv: list[str] | None = None) -> None:
             key = f"{Path(bench_dir).name}__{cid}__{'gold' if args.gold_regions else 'seg'}.json"
             cached = args.cache / key if args.cache else None
             nodes = tr._nodes(page)
-            with all_variants["none"]():  # the boxes the cached label texts were read from
+            with all_variants["none"]():
                 boxes, conn, shadowed = tr._edge_labels(page, nodes.line_h)
             if cached is not None and cached.exists():
                 data = json.loads(cached.read_text())
                 readings = [Reading(**r) for r in data["nodes"]]
                 labels = data["labels"]
                 nodes.reading.result()
+                if len(labels) != len(boxes):  # read on the boxes of another code
+                    comps = tr._connectors(page, conn, boxes, nodes.line_h, shadowed)
+                    labels = tr._read_labels(page, boxes, comps, nodes.line_h)
             else:
                 readings = nodes.reading.result()
                 comps = tr._connectors(page, conn, boxes, nodes.line_h, shadowed)

@@ -1121,8 +1121,13 @@ def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free:
     solid = np.asarray(cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)),
                                         borderType=cv2.BORDER_CONSTANT, borderValue=0), np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+    found = cv2.dilate((free == 0).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     for j in range(1, n):
         if stats[j, cv2.CC_STAT_AREA] < min_area or (ink is not None and not _holds_ink(lab == j, ink, line_h)):
+            continue
+        if (found & (lab == j)).any():
+            # bounded by a found node: the paper between a node and a line looping round it
+            # (flowchart.js's loop back out of a diamond's vertex and down round its side)
             continue
         ks = comp[lab == j]
         ks = ks[ks > 0]
