@@ -287,13 +287,15 @@ def under_frame(box: tuple[int, int, int, int], frames: np.ndarray, line_h: floa
     return bool(band.size) and bool((band.sum(axis=1) > 0.6 * (x1 - x0)).any())
 
 
-def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = None) -> np.ndarray | None:
+def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = None,
+                keep_loops: bool = True) -> np.ndarray | None:
     """Pixels of subgraph frames (long straight lines forming most of a rectangle), minus the
     places where a connector crosses them; None when there is no frame.
 
     A frame touches every connector that crosses it and would merge them all into one piece.
     With ``node_mask`` (the segmented nodes), closed rounded-corner frames around a node are
-    found too (`_rounded_frames`).
+    found too (`_rounded_frames`), and three straight sides are a frame only where a node lies
+    wholly inside them (a loop back holds none), unless ``keep_loops`` is off.
     """
     L = max(int(3 * line_h), 40)
     u8 = conn.astype(np.uint8)
@@ -318,7 +320,7 @@ def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = 
         cols = np.flatnonzero(comp.sum(axis=0) > 0.5 * h)
         n_sides = (2 if len(rows) and np.ptp(rows) > 0.3 * h else int(len(rows) > 0)) + \
                   (2 if len(cols) and np.ptp(cols) > 0.3 * w else int(len(cols) > 0))
-        if n_sides == 3 and node_mask is not None:
+        if n_sides == 3 and node_mask is not None and keep_loops:
             # a frame holds its nodes; flowchart.js's loop back (out of a decision's vertex,
             # along, up, back into the line above its target) is three long straight sides too,
             # and holds none: cut out, it was lost (both its stubs led nowhere)

@@ -415,7 +415,11 @@ class OCRTranscriber(Transcriber):
         shadows = cx.shadow_bands(conn, page.bg_dist, page.node_mask, line_h)
         if shadows is not None:
             conn &= ~shadows
-        frames = cx.find_frames(conn, line_h, page.node_mask)
+        # a loop back drawn as three sides of a rectangle is kept as a connector, except where
+        # the nodes cast drop shadows: there (the web look's blurred, JPEG-softened lines) the
+        # tangle it joins could seldom be traced line by line, and its ends paired wrong
+        # (segmented wild flowchart.js tuning charts, docs/transcription.md)
+        frames = cx.find_frames(conn, line_h, page.node_mask, keep_loops=shadows is None)
         if frames is not None:
             conn &= ~frames
             # a subgraph title sits just under its frame's top edge: not an edge label
