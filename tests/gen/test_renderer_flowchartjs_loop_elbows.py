@@ -41,7 +41,7 @@ def test_flowchartjs_loops_back_drawn_as_open_rectangles_are_no_frames(renderer,
     task = _render_job(renderer, job, cfg, raster_size)
     ann = annotate(task["render"], task["width"], task["height"], tuple(task["scale"]))
     image = decode_png(task["png"], task["width"], task["height"])
-    tr = _transcribe_on_gold_regions(image, ann, parse_mermaid(task["mermaid"]))
+    tr = _transcribe_on_gold_regions(image, ann, parse_mermaid(task["mermaid"]), loop_backs=True)
     got = {(e.source, e.target) for e in tr.chart.edges}
     assert {("C", "B"), ("G", "D")} <= got, (sorted(got), tr.problems)
     # and the lines they cross keep their own ends

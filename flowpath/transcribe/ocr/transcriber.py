@@ -150,6 +150,11 @@ class OCRTranscriber(Transcriber):
             Off by default: it raised wild flowchart.js on the tuning sets with every generated
             guard flat, but the held-out wild D2 row of wild6_eval fell 0.954 -> 0.946 on the
             full pipeline (docs/transcription.md, tenth stretch).
+        loop_backs: a loop back drawn as three straight sides of a rectangle that hold no node
+            (flowchart.js) is kept as a connector rather than cut out as a subgraph frame, on
+            charts without drop shadows (`connectors.find_frames` ``keep_loops``). Off by
+            default: on wild6_eval it raised default flowchart.js 0.863 -> 0.881 but wild
+            flowchart.js fell 0.867 -> 0.850 (docs/transcription.md, thirteenth stretch).
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
@@ -165,7 +170,8 @@ class OCRTranscriber(Transcriber):
 
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
                  workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
-                 learned: bool = True, beside_labels: bool = False, grey: bool = True) -> None:
+                 learned: bool = True, beside_labels: bool = False, grey: bool = True,
+                 loop_backs: bool = False) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -177,6 +183,7 @@ class OCRTranscriber(Transcriber):
         self._handwriting: RapidOCREngine | None = None
         self.learned = bool(learned)
         self.beside_labels = bool(beside_labels)
+        self.loop_backs = bool(loop_backs)
         self._learned: OCREngine | None = None
         self.grey = bool(grey)
         self._grey: OCREngine | None = None
@@ -415,11 +422,11 @@ class OCRTranscriber(Transcriber):
         shadows = cx.shadow_bands(conn, page.bg_dist, page.node_mask, line_h)
         if shadows is not None:
             conn &= ~shadows
-        # a loop back drawn as three sides of a rectangle is kept as a connector, except where
-        # the nodes cast drop shadows: there (the web look's blurred, JPEG-softened lines) the
-        # tangle it joins could seldom be traced line by line, and its ends paired wrong
-        # (segmented wild flowchart.js tuning charts, docs/transcription.md)
-        frames = cx.find_frames(conn, line_h, page.node_mask, keep_loops=shadows is None)
+        # opt-in (``loop_backs``): a loop back drawn as three sides of a rectangle is kept as a
+        # connector, except where the nodes cast drop shadows: there (the web look's blurred,
+        # JPEG-softened lines) the tangle it joins could seldom be traced line by line, and its
+        # ends paired wrong (segmented wild flowchart.js tuning charts, docs/transcription.md)
+        frames = cx.find_frames(conn, line_h, page.node_mask, keep_loops=self.loop_backs and shadows is None)
         if frames is not None:
             conn &= ~frames
             # a subgraph title sits just under its frame's top edge: not an edge label
