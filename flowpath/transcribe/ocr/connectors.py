@@ -67,6 +67,9 @@ class Component:
     #: were measured on the whole tangle (several lines at one node), so it casts no ballot in
     #: the chart's flow (`untraced`)
     traced: bool = False
+    #: a traced line whose two ends were measured on its own pixels and show a head at one end
+    #: only (`_LineEnds`): that head decides its direction
+    own_head: bool = False
 
     @property
     def ends(self) -> list[Contact]:
@@ -284,13 +287,15 @@ def under_frame(box: tuple[int, int, int, int], frames: np.ndarray, line_h: floa
     return bool(band.size) and bool((band.sum(axis=1) > 0.6 * (x1 - x0)).any())
 
 
-def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = None) -> np.ndarray | None:
+def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = None,
+                keep_loops: bool = True) -> np.ndarray | None:
     """Pixels of subgraph frames (long straight lines forming most of a rectangle), minus the
     places where a connector crosses them; None when there is no frame.
 
     A frame touches every connector that crosses it and would merge them all into one piece.
     With ``node_mask`` (the segmented nodes), closed rounded-corner frames around a node are
-    found too (`_rounded_frames`).
+    found too (`_rounded_frames`), and three straight sides are a frame only where a node lies
+    wholly inside them (a loop back holds none), unless ``keep_loops`` is off.
     """
     L = max(int(3 * line_h), 40)
     u8 = conn.astype(np.uint8)
@@ -302,6 +307,7 @@ def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = 
     joined = cv2.dilate(lines, np.ones((5, 5), np.uint8))
     n, lab, st, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     out = np.zeros(conn.shape, bool)
+    whole: np.ndarray | None = None  # the nodes' boxes (`_whole_nodes`), when first needed
     for j in range(1, n):
         x, y, w, h = st[j, :4]
         if w < 3 * line_h or h < 3 * line_h:
@@ -314,6 +320,14 @@ def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = 
         cols = np.flatnonzero(comp.sum(axis=0) > 0.5 * h)
         n_sides = (2 if len(rows) and np.ptp(rows) > 0.3 * h else int(len(rows) > 0)) + \
                   (2 if len(cols) and np.ptp(cols) > 0.3 * w else int(len(cols) > 0))
+        if n_sides == 3 and node_mask is not None and keep_loops:
+            # a frame holds its nodes; flowchart.js's loop back (out of a decision's vertex,
+            # along, up, back into the line above its target) is three long straight sides too,
+            # and holds none: cut out, it was lost (both its stubs led nowhere)
+            if whole is None:
+                whole = _whole_nodes(node_mask)
+            if not _encloses_node(whole, int(x), int(y), int(w), int(h)):
+                continue  # an orthogonal loop back, not a frame
         if n_sides >= 3:
             keep = np.zeros_like(comp)
             for r in rows:
@@ -334,6 +348,20 @@ def find_frames(conn: np.ndarray, line_h: float, node_mask: np.ndarray | None = 
     crossing = (hor.astype(bool) & up & down) | (ver.astype(bool) & left & right)
     crossing = cv2.dilate(crossing.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
     return out & ~crossing
+
+
+def _whole_nodes(node_mask: np.ndarray) -> np.ndarray:
+    """The boxes (x0, y0, x1, y1 rows) of the node mask's connected parts."""
+    n, _, st, _ = cv2.connectedComponentsWithStats(node_mask.astype(np.uint8), connectivity=8)
+    st = st[1:]
+    return np.stack([st[:, 0], st[:, 1], st[:, 0] + st[:, 2], st[:, 1] + st[:, 3]], axis=1)
+
+
+def _encloses_node(nodes: np.ndarray, x: int, y: int, w: int, h: int) -> bool:
+    """Whether some node box (`_whole_nodes`) lies wholly inside the box ``x, y, w, h``."""
+    if not len(nodes):
+        return False
+    return bool(((nodes[:, 0] >= x) & (nodes[:, 1] >= y) & (nodes[:, 2] <= x + w) & (nodes[:, 3] <= y + h)).any())
 
 
 #: a rounded frame's corner arc is at most this many text lines across: its straight sides
@@ -695,7 +723,8 @@ def component_edges(c: Component, regions: list[Region], letters: list[str], flo
     targets = [ct for ct in contacts if ct.arrow]
     sources = [ct for ct in contacts if not ct.arrow]
     notes: list[str] = []
-    if (len(targets) == 1 and len(sources) == 1 and targets[0].thickness <= sources[0].thickness + _PEN_EXCESS
+    if (not c.own_head and len(targets) == 1 and len(sources) == 1
+            and targets[0].thickness <= sources[0].thickness + _PEN_EXCESS
             and targets[0].count <= _blot_pixels(c, targets[0], sources[0], regions, flow) * sources[0].count):
         # one end passes the arrowhead thickness test but is at most a pen's excess thicker
         # than the other and covers no more pixels: a pen pressed a little harder (often where
@@ -1089,10 +1118,18 @@ def mark_unseen_shapes(comp: np.ndarray, components: dict[int, Component], free:
     for (bx0, by0, bx1, by1) in boxes:
         solid[max(by0 - pad, 0):by1 + pad, max(bx0 - pad, 0):bx1 + pad] = 0
     k = max(3, int(round(line_h)) | 1)
-    solid = np.asarray(cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
+    # beyond the image is no shape (OpenCV's default border would keep a thin strip between two
+    # lines run along the image's edge, two loops back beside a narrow chart)
+    solid = np.asarray(cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)),
+                                        borderType=cv2.BORDER_CONSTANT, borderValue=0), np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+    found = cv2.dilate((free == 0).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     for j in range(1, n):
         if stats[j, cv2.CC_STAT_AREA] < min_area or (ink is not None and not _holds_ink(lab == j, ink, line_h)):
+            continue
+        if (found & (lab == j)).any():
+            # bounded by a found node: the paper between a node and a line looping round it
+            # (flowchart.js's loop back out of a diamond's vertex and down round its side)
             continue
         ks = comp[lab == j]
         ks = ks[ks > 0]
@@ -1633,7 +1670,8 @@ def _walk(mask: np.ndarray, nodes: _Nodes, y: int, x: int, d: _Step, home: int, 
 
 
 def split_traced_pieces(components: dict[int, Component], comp: np.ndarray, ink: np.ndarray, margin: int,
-                        regions: list[Region], boxes: list[Box], line_h: float) -> dict[int, Component]:
+                        regions: list[Region], boxes: list[Box], line_h: float,
+                        measure: tuple[np.ndarray, np.ndarray, float] | None = None) -> dict[int, Component]:
     """Pieces joining three or more nodes split into the connectors they hold, where every line
     of the piece can be followed from node to node (`_walk`); other pieces as they are.
 
@@ -1650,7 +1688,8 @@ def split_traced_pieces(components: dict[int, Component], comp: np.ndarray, ink:
         if len({ct.region for ct in ends}) < 3 or c.through_shape or any(ct.gap > 0 for ct in ends):
             out[k] = c
             continue
-        split = _split_piece(k, c, ends, comp, ink, margin, regions, [boxes[b] for b in c.label_boxes], line_h)
+        split = _split_piece(k, c, ends, comp, ink, margin, regions, [boxes[b] for b in c.label_boxes], line_h,
+                             measure)
         if split is None:
             out[k] = c
             continue
@@ -1677,10 +1716,18 @@ def _nearest_path(box: Box, paths: list[np.ndarray]) -> np.ndarray:
 
 
 def _split_piece(k: int, c: Component, ends: list[Contact], comp: np.ndarray, ink: np.ndarray, margin: int,
-                 regions: list[Region], boxes: list[Box], line_h: float) -> list[tuple[Component, np.ndarray]] | None:
+                 regions: list[Region], boxes: list[Box], line_h: float,
+                 measure: tuple[np.ndarray, np.ndarray, float] | None = None
+                 ) -> list[tuple[Component, np.ndarray]] | None:
     """The connectors of piece ``k`` (`split_traced_pieces`) with the pixels each was traced
     over, or None where some line cannot be followed or the lines do not add up."""
     ys, xs = np.nonzero(comp == k)
+    heads = None
+    if measure is not None:
+        dist, mass, ratio = measure
+        vals = dist[ys, xs]
+        vals = vals[vals > 0]
+        heads = _LineEnds(comp, k, dist, mass, line_h, float(np.median(vals)) if len(vals) else 1.0, ratio)
     pad = int(round(line_h))
     y0, x0 = max(int(ys.min()) - pad, 0), max(int(xs.min()) - pad, 0)
     y1, x1 = min(int(ys.max()) + pad + 1, comp.shape[0]), min(int(xs.max()) + pad + 1, comp.shape[1])
@@ -1691,7 +1738,7 @@ def _split_piece(k: int, c: Component, ends: list[Contact], comp: np.ndarray, in
     nodes = _near_nodes(regions, [ct.region for ct in ends], (y0, x0), mask.shape, margin)
     budget = 4 * (mask.shape[0] + mask.shape[1])
     by_region = {ct.region: ct for ct in ends}
-    pairs: dict[frozenset[int], np.ndarray] = {}
+    pairs: dict[frozenset[int], tuple[int, np.ndarray]] = {}  # the line's first node, its path
     joins: list[tuple[int, tuple[int, ...], np.ndarray]] = []
     for ct in ends:
         for pys, pxs in _ports(mask & (nodes.near == ct.region + 1), nodes.touch == ct.region + 1):
@@ -1710,7 +1757,7 @@ def _split_piece(k: int, c: Component, ends: list[Contact], comp: np.ndarray, in
                 joins.append((ct.region, reached, path))
             else:
                 key = frozenset((ct.region, t.reached[0]))
-                pairs.setdefault(key, path)
+                pairs.setdefault(key, (ct.region, path))
     # (a line may be walked from one end only: its other end lies where another line joins
     # just outside the node, and the walk from there took the joined line)
     if not pairs:
@@ -1721,11 +1768,73 @@ def _split_piece(k: int, c: Component, ends: list[Contact], comp: np.ndarray, in
     covered = {r for key in pairs for r in key} | {r for r, _, _ in joins}
     if covered != set(by_region):
         return None
-    out = [(Component(c.label, [by_region[a], by_region[b]]), path) for (a, b), path in
-           ((tuple(sorted(key)), p) for key, p in pairs.items())]
+    if heads is None:
+        out = [(Component(c.label, [by_region[a], by_region[b]]), path) for (a, b), path in
+               ((tuple(sorted(key)), p) for key, (_, p) in pairs.items())]
+        out += [(Component(c.label, [by_region[r], *(by_region[e] for e in q)], joins=q), path)
+                for r, q, path in joins]
+        return out
+    # each line's own ends, measured on its own pixels: the tangle's contact at a node holds
+    # every line there (a head entering it beside a line leaving it). Where the line shows its
+    # head at one end only, its own ends decide; otherwise the tangle's contacts stay
+    out = []
+    for key, (first, path) in sorted(pairs.items(), key=lambda kv: sorted(kv[0])):
+        (last,) = key - {first}
+        a, b = sorted((first, last))
+        ends_at = {first: heads.end(by_region[first], path, 0), last: heads.end(by_region[last], path, -1)}
+        own = ends_at[a].arrow != ends_at[b].arrow
+        out.append((Component(c.label, [ends_at[a], ends_at[b]] if own else [by_region[a], by_region[b]],
+                              own_head=own), path))
     out += [(Component(c.label, [by_region[r], *(by_region[e] for e in q)], joins=q), path)
             for r, q, path in joins]
     return out
+
+
+#: a traced line's end is measured over this many text lines of its path from the node
+_END_REACH = 1.0
+#: ... and this many text lines either side of the path
+_END_ACROSS = 0.3
+
+
+@dataclass
+class _LineEnds:
+    """Measures a traced line's ends on its own pixels (`_split_piece`): ``comp`` == ``k`` is the
+    piece, ``dist`` its dark core's distance transform (label boxes cleared), ``mass`` the ink
+    per pixel; ``base`` the piece's typical stroke half-width and ``arrow_ratio`` the arrowhead
+    thickness test, as `find_contacts` measures a contact."""
+
+    comp: np.ndarray
+    k: int
+    dist: np.ndarray
+    mass: np.ndarray
+    line_h: float
+    base: float
+    arrow_ratio: float
+
+    def end(self, ct: Contact, path: np.ndarray, at: int) -> Contact:
+        """``ct`` measured where the line ``path`` (rows of y, x; its first point at the node it
+        left from) ends at its start (``at`` 0) or its end (``at`` -1): its pixels within
+        `_END_REACH` text lines along the path and `_END_ACROSS` across, their greatest
+        thickness and their ink."""
+        if not len(path):
+            return ct
+        pts = path if at == 0 else path[::-1]
+        step = np.r_[0.0, np.cumsum(np.hypot(*np.diff(pts, axis=0).T))] if len(pts) > 1 else np.zeros(1)
+        near = pts[step <= _END_REACH * self.line_h]
+        r = max(2, int(round(_END_ACROSS * self.line_h)))
+        H, W = self.comp.shape
+        y0, x0 = max(int(near[:, 0].min()) - r, 0), max(int(near[:, 1].min()) - r, 0)
+        y1, x1 = min(int(near[:, 0].max()) + r + 1, H), min(int(near[:, 1].max()) + r + 1, W)
+        zone = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        for y, x in near:
+            cv2.circle(zone, (int(round(x)) - x0, int(round(y)) - y0), r, 1, thickness=-1)
+        sel = zone.astype(bool) & (self.comp[y0:y1, x0:x1] == self.k)
+        if sel.sum() < 2:
+            return ct
+        thick = float(self.dist[y0:y1, x0:x1][sel].max())
+        return replace(ct, count=int(sel.sum()), point=(float(pts[0][1]), float(pts[0][0])), thickness=thick,
+                       arrow=thick >= max(2.0, self.arrow_ratio * self.base),
+                       mass=float(self.mass[y0:y1, x0:x1][sel].sum()), along=False, outline=False)
 
 
 def untraced(components: dict[int, Component]) -> dict[int, Component]:

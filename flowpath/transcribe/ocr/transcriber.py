@@ -164,6 +164,11 @@ class OCRTranscriber(Transcriber):
         vote: where two or more other readers read a node (small print: tesseract, rapidocr
             and the learned readers), a word they agree on replaces the kept reading's
             (`text.vote_words`). On by default; ``False`` keeps the kept reading as spelt.
+        loop_backs: a loop back drawn as three straight sides of a rectangle that hold no node
+            (flowchart.js) is kept as a connector rather than cut out as a subgraph frame, on
+            charts without drop shadows (`connectors.find_frames` ``keep_loops``). Off by
+            default: on wild6_eval it raised default flowchart.js 0.863 -> 0.881 but wild
+            flowchart.js fell 0.867 -> 0.850 (docs/transcription.md, thirteenth stretch).
 
     Raises:
         MissingDependencyError: tesserocr or tesseract's language data is missing, or
@@ -180,7 +185,7 @@ class OCRTranscriber(Transcriber):
     def __init__(self, *, lang: str = "eng", node_margin: int | None = None, arrow_ratio: float = 2.2,
                  workers: int = 2, engine: str = "auto", handwriting_below: float = 0.6,
                  learned: bool = True, beside_labels: bool = False, grey: bool = True,
-                 vote: bool = True, blur_model: bool = BLUR_SPECIALIST) -> None:
+                 vote: bool = True, blur_model: bool = BLUR_SPECIALIST, loop_backs: bool = False) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown OCR engine {engine!r}; choose one of {list(ENGINES)}")
         self.lang = lang
@@ -192,6 +197,7 @@ class OCRTranscriber(Transcriber):
         self._handwriting: RapidOCREngine | None = None
         self.learned = bool(learned)
         self.beside_labels = bool(beside_labels)
+        self.loop_backs = bool(loop_backs)
         self._learned: OCREngine | None = None
         self.grey = bool(grey)
         self._grey: OCREngine | None = None
@@ -458,7 +464,11 @@ class OCRTranscriber(Transcriber):
         shadows = cx.shadow_bands(conn, page.bg_dist, page.node_mask, line_h)
         if shadows is not None:
             conn &= ~shadows
-        frames = cx.find_frames(conn, line_h, page.node_mask)
+        # opt-in (``loop_backs``): a loop back drawn as three sides of a rectangle is kept as a
+        # connector, except where the nodes cast drop shadows: there (the web look's blurred,
+        # JPEG-softened lines) the tangle it joins could seldom be traced line by line, and its
+        # ends paired wrong (segmented wild flowchart.js tuning charts, docs/transcription.md)
+        frames = cx.find_frames(conn, line_h, page.node_mask, keep_loops=self.loop_backs and shadows is None)
         if frames is not None:
             conn &= ~frames
             # a subgraph title sits just under its frame's top edge: not an edge label
@@ -519,7 +529,8 @@ class OCRTranscriber(Transcriber):
             cx.discount_beside_label(c, comp, page.contact_owner, boxes, gpad, mass, page.regions, diamonds, line_h)
         # a tangle of crossing lines and loops joined into the line above their target: one
         # connector per line where every line can be followed from node to node
-        return cx.split_traced_pieces(components, comp, conn, page.margin, page.regions, boxes, line_h)
+        return cx.split_traced_pieces(components, comp, conn, page.margin, page.regions, boxes, line_h,
+                                      (dist, mass, self.arrow_ratio))
 
     def _rejoin(self, page: _Page, comp: np.ndarray, components: dict[int, cx.Component], free: np.ndarray,
                 dist: np.ndarray, mass: np.ndarray, line_h: float,
