@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from flowpath.transcribe.ocr.text import frequency_words, vote_words
 from tests.markers import require_torch
 from tests.transcribe.markers import require_tesserocr
+from tests.transcribe.small_print import green_node_chart
 from tests.transcribe.test_grey_print import _SERIF, needs_serif
 
 needs_words = pytest.mark.skipif(not frequency_words(), reason="needs symspellpy's word list (flowpath[ocr])")
@@ -60,20 +58,7 @@ def test_identifiers_numbers_and_unknown_words_are_neither_replaced_nor_voted_fo
 
 def _small_chart(texts: list[str], sigma: float):
     """Two nodes of 10-px Liberation Serif on a green fill, blurred by ``sigma`` and saved as JPEG 70."""
-    from flowpath.geometry import Region
-    from flowpath.models.base import LabelledChart
-
-    img = Image.new("RGB", (420, 60), (232, 232, 232))
-    draw, font = ImageDraw.Draw(img), ImageFont.truetype(_SERIF, 10)
-    boxes = [(10, 10, 200, 46), (220, 10, 410, 46)]
-    for box, text in zip(boxes, texts, strict=True):
-        draw.rectangle(box, outline=(4, 97, 50), width=2, fill=(120, 200, 140))
-        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, fill="black", font=font, anchor="mm")
-    img = img.filter(ImageFilter.GaussianBlur(sigma))
-    ok, enc = cv2.imencode(".jpg", np.asarray(img)[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 70])
-    assert ok
-    arr = cv2.imdecode(enc, cv2.IMREAD_COLOR)[:, :, ::-1].copy()
-    return LabelledChart(arr, arr, {chr(65 + i): Region(tuple(map(float, b))) for i, b in enumerate(boxes)})
+    return green_node_chart(texts, _SERIF, 10, (420, 60), [(10, 10, 200, 46), (220, 10, 410, 46)], sigma)
 
 
 @require_torch

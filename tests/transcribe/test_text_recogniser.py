@@ -22,6 +22,7 @@ from flowpath.transcribe.ocr.crops import TextCrop, to_text_crop
 from flowpath.transcribe.ocr.engines import Reading
 from tests.markers import require_torch
 from tests.transcribe.markers import require_tesserocr
+from tests.transcribe.small_print import green_node_chart
 
 #: a serif face of the training fonts (fonts-liberation); the shipped model never saw the
 #: wild eval set's held-out faces, and this test does not need them
@@ -287,24 +288,8 @@ _NARROW = "/usr/share/fonts/truetype/liberation/LiberationSansNarrow-Regular.ttf
 def _blurred_small_chart(sigma: float):
     """Two nodes of 7-px Liberation Sans Narrow on a green fill, Gaussian-blurred by ``sigma`` px
     and saved as JPEG 70: the wild look's degrade pass (`data_gen.augment`) on its smallest print."""
-    import cv2
-    from PIL import ImageFilter
-
-    from flowpath.geometry import Region
-    from flowpath.models.base import LabelledChart
-
-    img = Image.new("RGB", (360, 95), (232, 232, 232))
-    draw, font = ImageDraw.Draw(img), ImageFont.truetype(_NARROW, 7)
-    boxes = [(10, 10, 170, 44), (190, 10, 350, 44)]
-    for box, text in zip(boxes, ["Check the water level", "Apply the leaves"], strict=True):
-        draw.rectangle(box, outline=(4, 97, 50), width=2, fill=(120, 200, 140))
-        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, fill="black", font=font, anchor="mm")
-    if sigma:
-        img = img.filter(ImageFilter.GaussianBlur(sigma))
-    ok, enc = cv2.imencode(".jpg", np.asarray(img)[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 70])
-    assert ok
-    arr = cv2.imdecode(enc, cv2.IMREAD_COLOR)[:, :, ::-1].copy()
-    return LabelledChart(arr, arr, {chr(65 + i): Region(tuple(map(float, b))) for i, b in enumerate(boxes)})
+    return green_node_chart(["Check the water level", "Apply the leaves"], _NARROW, 7, (360, 95),
+                            [(10, 10, 170, 44), (190, 10, 350, 44)], sigma)
 
 
 @require_torch
