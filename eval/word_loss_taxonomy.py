@@ -6,7 +6,8 @@
 Runs the shipped pipeline (default segmenter, `OCRTranscriber`, `evaluate_transcription`'s node
 matching) and records, per predicted node, what every stage read: tesseract, the reading steps 1-2
 of `flowpath.transcribe.ocr.choice` kept (tesseract or rapidocr), the learned recogniser's and the
-grey recogniser's readings both greedy and lexicon-decoded (`ctc_lexicon`), which reader's
+grey recogniser's (on a blurred chart the blur specialist's) readings both greedy and
+lexicon-decoded (`ctc_lexicon`), which reader's
 reading was kept, the text before spelling and the final text. Every gold word the final text
 lacks (the metric's bag of words, `overlap`) is given the first class that explains it:
 
@@ -56,7 +57,10 @@ from flowpath.transcribe.ocr.crops import SMALL_LINE  # noqa: E402
 
 CLASSES = ("node_missed", "other_node", "space_lost", "space_added", "punctuation", "spelling_broke",
            "lexicon_broke", "line_cut", "choice", "near_miss", "misread")
-READERS = ("tesseract", "rapidocr", "textrec", "greyrec")
+#: the learned line readers: the cleaned-crop and grey recognisers, and the blur specialist that
+#: reads a blurred chart's grey crops in the grey recogniser's place (`grey_print.BLUR_SPECIALIST`)
+LEARNED_READERS = ("textrec", "greyrec", "blurrec")
+READERS = ("tesseract", "rapidocr", *LEARNED_READERS)
 
 
 class _Recorder:
@@ -97,6 +101,10 @@ class Tracing(OCRTranscriber):
 
     def _grey_or_none(self) -> Any:
         eng = super()._grey_or_none()
+        return None if eng is None else _Recorder(eng, self.log)
+
+    def _blur_or_none(self) -> Any:
+        eng = super()._blur_or_none()
         return None if eng is None else _Recorder(eng, self.log)
 
     def _second_opinion(self, crops: Any, readings: Any) -> Any:
@@ -170,7 +178,7 @@ def node_records(bench: Path, limit: int | None, seg: CachedSeg, tr: Tracing) ->
                      readers={})
             first = trace["first"][i]
             readers = {"tesseract": trace["tesseract"][i], first.engine: first}
-            for name in ("textrec", "greyrec"):
+            for name in LEARNED_READERS:
                 if name in trace:
                     readers[name] = trace[name]["lex"][i]
                     readers[name + "_greedy"] = trace[name]["greedy"][i]
@@ -231,7 +239,7 @@ def classify(r: dict[str, Any]) -> list[dict[str, Any]]:
                     break
             if w in pre and w not in pred_words:
                 flags.append("spelling_broke")
-            if kept in ("textrec", "greyrec") and greedy and lex and w in words(greedy["spelt"]) \
+            if kept in LEARNED_READERS and greedy and lex and w in words(greedy["spelt"]) \
                     and w not in words(lex["spelt"]):
                 flags.append("lexicon_broke")
             if r["kept_lines"] and r["kept_lines"] != r["gold_lines"]:
