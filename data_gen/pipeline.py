@@ -350,6 +350,13 @@ def chart_blur(record: dict[str, Any]) -> float:
     return round(sigma, 3)
 
 
+def blur_band(sigma: float) -> str:
+    """The band of a wild degrade pass's blur sigma (`chart_blur`) the figures are reported in:
+    ``none``, ``<0.6`` or ``>=0.6`` px (the evaluation scripts and the recogniser training's
+    validation alike)."""
+    return "none" if sigma == 0 else "<0.6" if sigma < 0.6 else ">=0.6"
+
+
 def _write_sft_image(img: Any, ann: dict[str, Any], task: dict[str, Any], out: Path) -> dict[str, Any] | None:
     from flowpath.geometry import Region
     from flowpath.io import save_image

@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from data_gen.pipeline import chart_blur  # noqa: E402
+from data_gen.pipeline import blur_band, chart_blur  # noqa: E402
 from eval.ocr_node_readings import f1, gold_crops, overlap, read_records, write_records  # noqa: E402
 
 
@@ -77,8 +77,8 @@ def read_nodes(bench: Path, limit: int | None, grey_model: Path | None,
 
 
 def band(r: dict[str, Any]) -> str:
-    b = r["blur"]
-    return "none" if b == 0 else "<0.6" if b < 0.6 else ">=0.6"
+    """A record's blur band (`data_gen.pipeline.blur_band` of its ``blur``)."""
+    return blur_band(r["blur"])
 
 
 def summary(records: list[dict[str, Any]]) -> None:

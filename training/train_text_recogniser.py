@@ -152,12 +152,12 @@ def evaluate(model: Any, lines: list[Any], texts: list[str], config: Any, batch:
 def evaluate_real(model: Any, real: Any, config: Any) -> dict[str, float]:
     """CER on held-out real-render lines (`training.render_lines.RealLines`): all of them
     (``val_cer_real``), per renderer and per blur band of the chart's wild degrade pass."""
-    from eval.grey_crop_readings import band
+    from data_gen.pipeline import blur_band
 
     groups: dict[str, list[Any]] = {"": real.lines}
     for line in real.lines:
         groups.setdefault(f"/{line.renderer}", []).append(line)
-        groups.setdefault(f"/blur{band({'blur': line.blur})}", []).append(line)
+        groups.setdefault(f"/blur{blur_band(line.blur)}", []).append(line)
     return {f"val_cer_real{name}": round(evaluate(model, [x.image for x in lines], [x.text for x in lines], config), 4)
             for name, lines in sorted(groups.items())}
 

@@ -254,8 +254,7 @@ def test_wild_web_pass_blur_is_capped_and_draws_the_same():
 def test_wild_blur_chance_blurs_every_chart_and_the_replay_knows_it():
     import cv2
 
-    from data_gen.pipeline import _degrade
-    from eval.wild_text_audit import replay_degrade
+    from data_gen.pipeline import _degrade, replay_degrade
 
     img, ann = _coloured_chart()
     for seed in range(8):
